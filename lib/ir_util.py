@@ -1,0 +1,115 @@
+"""Small helpers over torch-mlir's MLIR Python bindings shared by every pass."""
+
+from __future__ import annotations
+
+import sys
+import types
+from typing import Iterable, Iterator, Sequence
+
+from torch_mlir import ir
+
+_STANDIN_DIALECTS = ("stablehlo", "chlo", "torch_c", "shape", "tensor", "arith", "func", "vhlo")
+_initialized = False
+
+
+def _register_standin_dialect_modules() -> None:
+    """Stops the bindings from re-trying a failing dialect import on every op access (~20 µs each)."""
+    for name in ("stablehlo", "chlo", "torch_c"):
+        mod = f"torch_mlir.dialects.{name}"
+        if mod not in sys.modules:
+            try:
+                __import__(mod)
+            except ImportError:
+                sys.modules[mod] = types.ModuleType(mod)
+
+
+def new_context() -> ir.Context:
+    """A context with every dialect symhlo reads or writes: builtin ones, torch, stablehlo, chlo."""
+    global _initialized
+    from torch_mlir.dialects import torch as torch_d
+    from torch_mlir._mlir_libs import _stablehlo
+
+    ctx = ir.Context()
+    torch_d.register_dialect(ctx)
+    _stablehlo.register_dialect(ctx)
+    if not _initialized:
+        _register_standin_dialect_modules()
+        _initialized = True
+    ensure_upstream_registered(ctx)
+    return ctx
+
+
+def ensure_upstream_registered(ctx: ir.Context) -> None:
+    """torch-mlir registers its passes (and torch_c/chlo) once a pipeline naming them is parsed."""
+    from torch_mlir.passmanager import PassManager
+
+    if getattr(ctx, "_symhlo_ready", False):
+        return
+    with ctx, ir.Location.unknown():
+        # Running the pass once (on an empty module) loads the dialects it depends on, torch_c,
+        # stablehlo and chlo among them, so they parse and ops created by name verify.
+        PassManager.parse("builtin.module(func.func(convert-torch-to-stablehlo))").run(
+            ir.Module.create().operation)
+    try:
+        ctx._symhlo_ready = True
+    except AttributeError:
+        pass
+
+
+def walk_ops(op: ir.Operation) -> list[ir.Operation]:
+    """All operations nested under `op` (not `op` itself), in pre-order, as a list snapshot."""
+    out: list[ir.Operation] = []
+
+    def visit(o: ir.Operation) -> None:
+        for region in o.regions:
+            for block in region.blocks:
+                for child in block.operations:
+                    child = child.operation
+                    out.append(child)
+                    visit(child)
+
+    visit(op.operation)
+    return out
+
+
+def create(name: str, results: Sequence[ir.Type], operands: Sequence[ir.Value],
+           attrs: dict | None = None, *, loc: ir.Location, ip: ir.InsertionPoint) -> ir.Operation:
+    return ir.Operation.create(name, results=list(results), operands=list(operands),
+                               attributes=attrs or {}, loc=loc, ip=ip)
+
+
+def i64_attr(v: int) -> ir.Attribute:
+    return ir.IntegerAttr.get(ir.IntegerType.get_signless(64), int(v))
+
+
+def defining_op(v: ir.Value) -> ir.Operation | None:
+    owner = v.owner
+    if isinstance(owner, ir.Block):
+        return None
+    return owner.operation if hasattr(owner, "operation") else owner
+
+
+def tensor_type(shape: Sequence[int], elt: ir.Type) -> ir.RankedTensorType:
+    return ir.RankedTensorType.get(list(shape), elt)
+
+
+def is_dynamic(d: int) -> bool:
+    return d == ir.ShapedType.get_dynamic_size()
+
+
+def remove_dead_ops(root: ir.Operation, names: Iterable[str]) -> None:
+    """Erases ops named in `names` whose results are unused, users first, in one reverse sweep."""
+    names = set(names)
+    for op in reversed(walk_ops(root)):
+        if op.name in names and not op.regions and all(_unused(r) for r in op.results):
+            op.erase()
+
+
+def _unused(v: ir.Value) -> bool:
+    for _ in v.uses:
+        return False
+    return True
+
+
+def op_location(op: ir.Operation) -> str:
+    return str(op.location)

@@ -1,0 +1,302 @@
+"""The one registry of symhlo passes and pipelines, and the driver that runs textual pipelines.
+
+MLIR's PassManager cannot parse Python-defined passes in a pipeline string, so `run_pipeline` splits
+``builtin.module(a, b, c)`` itself: consecutive upstream elements (torch-mlir, StableHLO, MLIR core)
+run as one upstream PassManager, and each symhlo pass runs in between on the same module.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+import os
+import shlex
+import tempfile
+from dataclasses import dataclass
+from typing import Callable, ClassVar
+
+from torch_mlir import ir
+from torch_mlir.passmanager import PassManager
+
+
+class PipelineError(Exception):
+    """A pass or pipeline failed. `diagnostics` holds `(location, message)` pairs."""
+
+    def __init__(self, message: str, diagnostics: list[tuple[str, str]] | None = None,
+                 repro: str | None = None):
+        super().__init__(message)
+        self.message = message
+        self.diagnostics = diagnostics or []
+        self.repro = repro
+
+    def __str__(self) -> str:
+        text = self.message
+        for loc, msg in self.diagnostics:
+            text += f"\n  {loc}: error: {msg}"
+        if self.repro:
+            text += f"\nReproduce with:\n  {self.repro}"
+        return text
+
+
+class PassFailure(PipelineError):
+    """Raised by a symhlo pass; diagnostics name the offending ops and their locations."""
+
+
+@dataclass(frozen=True)
+class Pass:
+    """Base of every symhlo pass: `name` is the pass argument, dataclass fields are its options."""
+
+    name: ClassVar[str]
+    summary: ClassVar[str]
+
+    def run(self, module: ir.Module) -> None:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    @classmethod
+    def from_options(cls, options: dict[str, str]) -> "Pass":
+        fields = {f.name.replace("_", "-"): f for f in dataclasses.fields(cls)}
+        kwargs = {}
+        for key, text in options.items():
+            if key not in fields:
+                valid = ", ".join(sorted(fields)) or "none"
+                raise PipelineError(f"pass '{cls.name}' has no option '{key}' (options: {valid})")
+            f = fields[key]
+            kwargs[f.name] = _parse_option(text, f.type)
+        return cls(**kwargs)
+
+
+def _parse_option(text: str, typ) -> object:
+    typ = typ if isinstance(typ, str) else getattr(typ, "__name__", str(typ))
+    if typ == "bool":
+        if text.lower() in ("1", "true", ""):
+            return True
+        if text.lower() in ("0", "false"):
+            return False
+        raise PipelineError(f"expected a boolean option value, got '{text}'")
+    if typ == "int":
+        try:
+            return int(text)
+        except ValueError:
+            raise PipelineError(f"expected an integer option value, got '{text}'") from None
+    return text
+
+
+# name -> "module:Class"; imported lazily so listing passes costs nothing.
+_PASSES: dict[str, str] = {
+    "symhlo-torch-symbolic-to-shape": "torch_symbolic_to_shape:TorchSymbolicToShape",
+    "symhlo-shape-to-stablehlo": "shape_to_stablehlo:ShapeToStablehlo",
+    "symhlo-simplify-broadcasts": "simplify_broadcasts:SimplifyBroadcasts",
+    "symhlo-verify-pure-stablehlo": "verify_pure_stablehlo:VerifyPureStablehlo",
+    "symhlo-prepare-for-iree": "prepare_for_iree:PrepareForIree",
+}
+
+# name -> (summary, elements). Elements may name passes, upstream passes or other pipelines.
+_PIPELINES: dict[str, tuple[str, list[str]]] = {
+    "symhlo-torch-to-torch-backend-pipeline": (
+        "Imported torch dialect (with symbolic shapes) -> torch backend IR with shape-dialect sizes.",
+        ["symhlo-torch-symbolic-to-shape",
+         "func.func(torch-match-quantized-custom-ops)",
+         "torchdynamo-export-to-torch-backend-pipeline"],
+    ),
+    "symhlo-torch-backend-to-stablehlo-pipeline": (
+        "Torch backend IR -> pure StableHLO with explicit symbolic size arithmetic.",
+        ["torch-backend-to-stablehlo-backend-pipeline",
+         "symhlo-shape-to-stablehlo",
+         "canonicalize", "cse",
+         "symhlo-simplify-broadcasts",
+         "symhlo-verify-pure-stablehlo"],
+    ),
+    "symhlo-torch-to-stablehlo-pipeline": (
+        "Imported torch dialect -> pure StableHLO: the whole symhlo lowering.",
+        ["symhlo-torch-to-torch-backend-pipeline", "symhlo-torch-backend-to-stablehlo-pipeline"],
+    ),
+    "symhlo-stablehlo-to-iree-input-pipeline": (
+        "Pure StableHLO -> the forms IREE 3.13 compiles (tensor reshapes, broadcast hints).",
+        ["symhlo-prepare-for-iree", "canonicalize", "cse"],
+    ),
+}
+
+
+def get_all_passes() -> dict[str, Callable[[], type[Pass]]]:
+    """Maps every symhlo pass name to a lazy factory returning its class."""
+
+    def factory(spec: str) -> Callable[[], type[Pass]]:
+        def load() -> type[Pass]:
+            mod, cls = spec.split(":")
+            return getattr(importlib.import_module(f"{__package__}.{mod}"), cls)
+        return load
+
+    return {name: factory(spec) for name, spec in _PASSES.items()}
+
+
+def get_all_pipelines() -> dict[str, tuple[str, list[str]]]:
+    """Maps every symhlo pipeline name to (summary, elements)."""
+    return dict(_PIPELINES)
+
+
+# ---------------------------------------------------------------------------------------------
+# Pipeline text parsing.
+
+
+def split_top_level(text: str) -> list[str]:
+    """Splits `a, b{x=1,y=2}, func.func(c, d)` at the commas outside of () and {}."""
+    parts, depth, cur = [], 0, []
+    for ch in text:
+        if ch in "({":
+            depth += 1
+        elif ch in ")}":
+            depth -= 1
+            if depth < 0:
+                raise PipelineError(f"unbalanced ')' or '}}' in pipeline '{text}'")
+        if ch == "," and depth == 0:
+            parts.append("".join(cur).strip())
+            cur = []
+        else:
+            cur.append(ch)
+    if depth != 0:
+        raise PipelineError(f"unbalanced '(' or '{{' in pipeline '{text}'")
+    tail = "".join(cur).strip()
+    if tail:
+        parts.append(tail)
+    if any(not p for p in parts):
+        raise PipelineError(f"empty pass name in pipeline '{text}'")
+    return parts
+
+
+def _split_name_options(element: str) -> tuple[str, dict[str, str]]:
+    if "{" not in element:
+        return element.strip(), {}
+    name, rest = element.split("{", 1)
+    if not rest.endswith("}"):
+        raise PipelineError(f"malformed options in '{element}'")
+    options = {}
+    for item in rest[:-1].replace(",", " ").split():
+        key, _, value = item.partition("=")
+        options[key] = value
+    return name.strip(), options
+
+
+def strip_anchor(text: str) -> str:
+    """`builtin.module(a, b)` -> `a, b`; a bare list is returned as is."""
+    text = text.strip()
+    if text.startswith("builtin.module(") and text.endswith(")"):
+        return text[len("builtin.module("):-1]
+    if text.startswith("any(") and text.endswith(")"):
+        return text[len("any("):-1]
+    return text
+
+
+@dataclass
+class Step:
+    """One element of a parsed pipeline: a symhlo pass, or a run of upstream elements."""
+
+    text: str
+    symhlo_pass: Pass | None = None
+
+
+def parse_pipeline(text: str) -> list[Step]:
+    """Parses a textual pipeline, expanding symhlo pipelines and grouping upstream elements."""
+    passes = get_all_passes()
+    steps: list[Step] = []
+    upstream: list[str] = []
+
+    def flush() -> None:
+        if upstream:
+            steps.append(Step(", ".join(upstream)))
+            upstream.clear()
+
+    def expand(elements: list[str], seen: tuple[str, ...]) -> None:
+        for element in elements:
+            name, options = _split_name_options(element)
+            if name in _PIPELINES:
+                if name in seen:
+                    raise PipelineError(f"pipeline '{name}' includes itself")
+                expand(_PIPELINES[name][1], seen + (name,))
+            elif name in passes:
+                flush()
+                steps.append(Step(element, passes[name]().from_options(options)))
+            elif name.startswith("symhlo-"):
+                raise PipelineError(f"unknown symhlo pass or pipeline '{name}' "
+                                    f"(known: {', '.join(sorted(list(passes) + list(_PIPELINES)))})")
+            else:
+                upstream.append(element)
+
+    expand(split_top_level(strip_anchor(text)), ())
+    flush()
+    return steps
+
+
+# ---------------------------------------------------------------------------------------------
+# Running.
+
+
+def _upstream_pm(text: str, ctx: ir.Context) -> PassManager:
+    from .ir_util import ensure_upstream_registered
+
+    ensure_upstream_registered(ctx)
+    with ctx:
+        try:
+            return PassManager.parse(f"builtin.module({text})")
+        except (ValueError, ir.MLIRError) as e:
+            raise PipelineError(f"invalid pass pipeline 'builtin.module({text})': "
+                                f"{str(e).strip()}") from None
+
+
+def validate_pipeline(text: str, ctx: ir.Context) -> list[Step]:
+    """Parses `text` and checks that every upstream segment names registered passes."""
+    steps = parse_pipeline(text)
+    for step in steps:
+        if step.symhlo_pass is None:
+            _upstream_pm(step.text, ctx)
+    return steps
+
+
+def _repro(module_text: str, pipeline: str) -> str:
+    fd, path = tempfile.mkstemp(prefix="symhlo-repro-", suffix=".mlir")
+    with os.fdopen(fd, "w") as f:
+        f.write(module_text)
+    return f"symhlo-opt --pass-pipeline={shlex.quote('builtin.module(' + pipeline + ')')} {path}"
+
+
+def run_pipeline(module: ir.Module, text: str, *, print_ir_after_all: bool = False,
+                 printer: Callable[[str], None] | None = None,
+                 on_step: Callable[[str], None] | None = None,
+                 repro: bool = True) -> None:
+    """Runs the textual pipeline `text` on `module` in place.
+
+    Args:
+      module: a module in a context from `ir_util.new_context()` (or torch-mlir's importer).
+      text: `builtin.module(...)` or a bare comma-separated list; symhlo passes and pipelines mix
+        freely with upstream ones.
+      print_ir_after_all: print the IR after each step (`// -----// IR Dump After <step>`).
+      on_step: called with each step's text before it runs (progress reporting).
+      repro: on failure, save the failing step's input and name a symhlo-opt command reproducing it.
+    Raises:
+      PipelineError: naming the failed step, its diagnostics, and the repro command.
+    """
+    ctx = module.context
+    steps = validate_pipeline(text, ctx)
+    emit = printer or print
+    for step in steps:
+        if on_step:
+            on_step(step.text)
+        before = module.operation.clone() if repro else None
+        try:
+            if step.symhlo_pass is not None:
+                step.symhlo_pass.run(module)
+            else:
+                pm = _upstream_pm(step.text, ctx)
+                with ctx:
+                    pm.run(module.operation)
+        except PipelineError as e:
+            if repro and e.repro is None:
+                e.repro = _repro(str(before), step.text)
+            raise
+        except ir.MLIRError as e:
+            diags = [(str(d.location), d.message) for d in e.error_diagnostics]
+            raise PipelineError(f"pass pipeline step '{step.text}' failed", diags,
+                                _repro(str(before), step.text) if repro else None) from None
+        if before is not None:
+            before.erase()
+        if print_ir_after_all:
+            emit(f"// -----// IR Dump After {step.text} //----- //\n{module}")

@@ -1,0 +1,316 @@
+"""symhlo-torch-symbolic-to-shape: torch.export's size arithmetic on !torch.int -> `shape` dialect.
+
+torch-mlir's importer turns `aten.sym_size.int` and the SymInt arithmetic after it into
+`torch.aten.size.int` and `!torch.int` ops; some of them (`fmod.int`) it cannot even represent as
+registered ops. This pass rewrites every one of them into `shape` dialect ops on `index` (arith
+where `shape` has no op), wrapped back into `!torch.int` with `torch_c` casts for the torch ops that
+consume them. It also consumes `torch.symbolic_int` / `torch.bind_symbolic_shape`: the symbol
+names, ranges and per-tensor size expressions become attributes on the function, so they outlive
+the torch dialect:
+
+    %0 = torch.symbolic_int "s77" {min_val = 2, max_val = 64} : !torch.int
+    torch.bind_symbolic_shape %arg0, [%0], affine_map<()[s0] -> (s0, 3)> : !torch.vtensor<[?,3],f32>
+    %1 = torch.aten.size.int %arg0, %int0 : !torch.vtensor<[?,3],f32>, !torch.int -> !torch.int
+    %2 = torch.aten.mul.int %1, %int2 : !torch.int, !torch.int -> !torch.int
+  ==>
+    func.func @main(...) attributes {symhlo.symbols = {s77 = [2, 64]},
+                                     symhlo.arg_shapes = [["s77", "3"]], ...}
+    %t = torch_c.to_builtin_tensor %arg0 : !torch.vtensor<[?,3],f32> -> tensor<?x3xf32>
+    %s = shape.shape_of %t : tensor<?x3xf32> -> tensor<2xindex>
+    %d = shape.get_extent %s, %c0 : tensor<2xindex>, index -> index
+    %m = shape.mul %d, %c2 : index, index -> index
+    %i = arith.index_cast %m : index to i64
+    %2 = torch_c.from_i64 %i
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Callable
+
+from torch_mlir import ir
+
+from .ir_util import ensure_upstream_registered, create, defining_op, walk_ops, is_dynamic, remove_dead_ops
+from .registry import Pass, PassFailure
+
+INDEX = None  # set per context
+
+
+def _index() -> ir.Type:
+    return ir.IndexType.get()
+
+
+class _Builder:
+    """Creates ops right before `anchor`, at its location."""
+
+    def __init__(self, anchor: ir.Operation):
+        self.anchor = anchor
+        self.ip = ir.InsertionPoint(anchor)
+        self.loc = anchor.location
+
+    def op(self, name, results, operands, attrs=None) -> ir.Operation:
+        return create(name, results, operands, attrs, loc=self.loc, ip=self.ip)
+
+    def const_index(self, v: int) -> ir.Value:
+        return self.op("arith.constant", [_index()], [],
+                       {"value": ir.IntegerAttr.get(_index(), int(v))}).result
+
+    def as_index(self, v: ir.Value) -> ir.Value:
+        """A !torch.int value as `index`, looking through the casts this pass made."""
+        d = defining_op(v)
+        if d is not None and d.name == "torch.constant.int":
+            return self.const_index(ir.IntegerAttr(d.attributes["value"]).value)
+        if d is not None and d.name == "torch_c.from_i64":
+            src = defining_op(d.operands[0])
+            if src is not None and src.name == "arith.index_cast":
+                return src.operands[0]
+        i64 = self.op("torch_c.to_i64", [ir.IntegerType.get_signless(64)], [v]).result
+        return self.op("arith.index_cast", [_index()], [i64]).result
+
+    def to_torch_int(self, idx: ir.Value) -> ir.Value:
+        i64 = self.op("arith.index_cast", [ir.IntegerType.get_signless(64)], [idx]).result
+        return self.op("torch_c.from_i64", [ir.Type.parse("!torch.int")], [i64]).result
+
+    def to_torch_bool(self, i1: ir.Value) -> ir.Value:
+        return self.op("torch_c.from_i1", [ir.Type.parse("!torch.bool")], [i1]).result
+
+    def arith(self, name: str, a: ir.Value, b: ir.Value) -> ir.Value:
+        return self.op(name, [_index()], [a, b]).result
+
+    def shape_binary(self, name: str, a: ir.Value, b: ir.Value) -> ir.Value:
+        return self.op(name, [_index()], [a, b]).result
+
+    def cmp(self, predicate: str, a: ir.Value, b: ir.Value) -> ir.Value:
+        pred = {"eq": 0, "ne": 1, "slt": 2, "sle": 3, "sgt": 4, "sge": 5}[predicate]
+        return self.op("arith.cmpi", [ir.IntegerType.get_signless(1)], [a, b],
+                       {"predicate": ir.IntegerAttr.get(ir.IntegerType.get_signless(64), pred)}).result
+
+    def select(self, c: ir.Value, a: ir.Value, b: ir.Value) -> ir.Value:
+        return self.op("arith.select", [a.type], [c, a, b]).result
+
+
+def _replace(op: ir.Operation, new: ir.Value) -> None:
+    op.results[0].replace_all_uses_with(new)
+    op.erase()
+
+
+# ---------------------------------------------------------------------------------------------
+# Patterns: each converts one torch op and erases it.
+
+
+def convert_torch_aten_size_int(op: ir.Operation) -> None:
+    """torch.aten.size.int -> shape.shape_of + shape.get_extent (a constant for a static dim)."""
+    b = _Builder(op)
+    tensor, dim = op.operands
+    vt = str(tensor.type)
+    d = defining_op(dim)
+    if d is None or d.name != "torch.constant.int":
+        raise PassFailure("torch.aten.size.int with a non-constant dimension is not supported",
+                          [(str(op.location), "dimension must be a constant")])
+    axis = ir.IntegerAttr(d.attributes["value"]).value
+    m = re.match(r"!torch\.vtensor<\[([^\]]*)\],(.+)>$", vt)
+    if not m:
+        raise PassFailure("torch.aten.size.int on a tensor without known rank",
+                          [(str(op.location), f"operand type {vt}")])
+    sizes = [int(s) if s != "?" else ir.ShapedType.get_dynamic_size()
+             for s in m.group(1).split(",") if s.strip()]
+    axis = axis + len(sizes) if axis < 0 else axis
+    if not sizes[axis] < 0:
+        return _replace(op, b.to_torch_int(b.const_index(sizes[axis])))
+    elt = ir.Type.parse(m.group(2)) if not m.group(2).startswith("!") else None
+    if elt is None:
+        raise PassFailure("torch.aten.size.int on a tensor of unsupported dtype",
+                          [(str(op.location), vt)])
+    builtin = b.op("torch_c.to_builtin_tensor",
+                   [ir.RankedTensorType.get(sizes, elt)], [tensor]).result
+    shape = b.op("shape.shape_of", [ir.RankedTensorType.get([len(sizes)], _index())],
+                 [builtin]).result
+    extent = b.op("shape.get_extent", [_index()], [shape, b.const_index(axis)]).result
+    _replace(op, b.to_torch_int(extent))
+
+
+def _binary(fn: Callable[[_Builder, ir.Value, ir.Value], ir.Value]):
+    def pattern(op: ir.Operation) -> None:
+        b = _Builder(op)
+        x, y = (b.as_index(v) for v in op.operands[:2])
+        _replace(op, b.to_torch_int(fn(b, x, y)))
+    return pattern
+
+
+def _floor_div(b: _Builder, x: ir.Value, y: ir.Value) -> ir.Value:
+    return b.shape_binary("shape.div", x, y)
+
+
+def _python_mod(b: _Builder, x: ir.Value, y: ir.Value) -> ir.Value:
+    """Python's `%` (result has the divisor's sign): r = x rem y; r != 0 and (r < 0) != (y < 0) ? r + y : r."""
+    r = b.arith("arith.remsi", x, y)
+    zero = b.const_index(0)
+    nonzero = b.cmp("ne", r, zero)
+    signs_differ = b.op("arith.xori", [ir.IntegerType.get_signless(1)],
+                        [b.cmp("slt", r, zero), b.cmp("slt", y, zero)]).result
+    fix = b.op("arith.andi", [ir.IntegerType.get_signless(1)], [nonzero, signs_differ]).result
+    return b.select(fix, b.arith("arith.addi", r, y), r)
+
+
+convert_torch_aten_add_int = _binary(lambda b, x, y: b.shape_binary("shape.add", x, y))
+convert_torch_aten_mul_int = _binary(lambda b, x, y: b.shape_binary("shape.mul", x, y))
+convert_torch_aten_sub_int = _binary(lambda b, x, y: b.arith("arith.subi", x, y))
+convert_torch_aten_floordiv_int = _binary(_floor_div)
+convert_torch_aten_remainder_int = _binary(_python_mod)
+convert_torch_aten_fmod_int = _binary(lambda b, x, y: b.arith("arith.remsi", x, y))
+convert_torch_prim_max_int = _binary(lambda b, x, y: b.shape_binary("shape.max", x, y))
+convert_torch_prim_min_int = _binary(lambda b, x, y: b.shape_binary("shape.min", x, y))
+
+
+def convert_torch_aten_neg_int(op: ir.Operation) -> None:
+    """torch.aten.neg.int -> arith.subi 0, x."""
+    b = _Builder(op)
+    x = b.as_index(op.operands[0])
+    _replace(op, b.to_torch_int(b.arith("arith.subi", b.const_index(0), x)))
+
+
+def _compare(predicate: str):
+    def pattern(op: ir.Operation) -> None:
+        b = _Builder(op)
+        x, y = (b.as_index(v) for v in op.operands[:2])
+        _replace(op, b.to_torch_bool(b.cmp(predicate, x, y)))
+    pattern.__doc__ = f"torch.aten.<cmp>.int -> arith.cmpi {predicate}"
+    return pattern
+
+
+PATTERNS: dict[str, Callable[[ir.Operation], None]] = {
+    "torch.aten.size.int": convert_torch_aten_size_int,
+    "torch.aten.add.int": convert_torch_aten_add_int,
+    "torch.aten.sub.int": convert_torch_aten_sub_int,
+    "torch.aten.mul.int": convert_torch_aten_mul_int,
+    "torch.aten.floordiv.int": convert_torch_aten_floordiv_int,
+    "torch.aten.remainder.int": convert_torch_aten_remainder_int,
+    "torch.aten.fmod.int": convert_torch_aten_fmod_int,
+    "torch.aten.neg.int": convert_torch_aten_neg_int,
+    "torch.prim.max.int": convert_torch_prim_max_int,
+    "torch.prim.min.int": convert_torch_prim_min_int,
+    "torch.aten.sym_max": convert_torch_prim_max_int,
+    "torch.aten.sym_min": convert_torch_prim_min_int,
+    "torch.aten.eq.int": _compare("eq"),
+    "torch.aten.ne.int": _compare("ne"),
+    "torch.aten.lt.int": _compare("slt"),
+    "torch.aten.le.int": _compare("sle"),
+    "torch.aten.gt.int": _compare("sgt"),
+    "torch.aten.ge.int": _compare("sge"),
+}
+
+
+def _op_key(op: ir.Operation) -> str:
+    """`torch.operator "torch.aten.fmod.int"` is keyed by the name it carries."""
+    if op.name == "torch.operator":
+        return ir.StringAttr(op.attributes["name"]).value
+    return op.name
+
+
+# ---------------------------------------------------------------------------------------------
+# Symbolic facts.
+
+
+def _render_affine(expr: str, names: list[str]) -> str:
+    return re.sub(r"\bs(\d+)\b", lambda m: names[int(m.group(1))], expr)
+
+
+def _is_int_operand_only(op: ir.Operation) -> bool:
+    return all(str(v.type) == "!torch.int" for v in op.operands)
+
+
+def record_symbolic_facts(func: ir.Operation) -> None:
+    """torch.symbolic_int / bind_symbolic_shape -> func attributes; the ops are erased.
+
+    `symhlo.symbols`: {name: [min, max]}; `symhlo.arg_shapes` / `symhlo.result_shapes`: per
+    argument / result, the size expression of each axis as a string ("s0", "2*s0", "3").
+    """
+    ops = walk_ops(func)
+    symbols: dict[str, tuple[int, int]] = {}
+    sym_name_of: dict[str, str] = {}  # printed SSA value -> symbol name
+    for op in ops:
+        if op.name == "torch.symbolic_int":
+            name = ir.StringAttr(op.attributes["symbol_name"]).value
+            lo = ir.IntegerAttr(op.attributes["min_val"]).value
+            hi = ir.IntegerAttr(op.attributes["max_val"]).value
+            symbols[name] = (lo, hi)
+            sym_name_of[op.results[0].get_name()] = name
+    block = func.regions[0].blocks[0]
+    args = list(block.arguments)
+    arg_shapes: list[list[str] | None] = [None] * len(args)
+    value_shapes: dict[str, list[str]] = {}
+    for op in ops:
+        if op.name != "torch.bind_symbolic_shape":
+            continue
+        names = [sym_name_of.get(v.get_name(), "?") for v in op.operands[1:]]
+        amap = str(op.attributes["shape_expressions"])
+        body = amap[amap.index("->") + 2:].strip()
+        body = body[body.index("(") + 1: body.rindex(")")]
+        exprs = [_render_affine(e.strip(), names) for e in _split_commas(body)]
+        target = op.operands[0]
+        if isinstance(target.owner, ir.Block):
+            for i, a in enumerate(args):
+                if a == target:
+                    arg_shapes[i] = exprs
+        else:
+            value_shapes[target.get_name()] = exprs
+    result_shapes: list[list[str] | None] = []
+    for op in block.operations:
+        if op.operation.name == "func.return":
+            for v in op.operation.operands:
+                result_shapes.append(value_shapes.get(v.get_name()))
+    str_arr = lambda xs: ir.ArrayAttr.get([ir.StringAttr.get(x) for x in xs])
+    i64 = ir.IntegerType.get_signless(64)
+    func.attributes["symhlo.symbols"] = ir.DictAttr.get({
+        n: ir.ArrayAttr.get([ir.IntegerAttr.get(i64, lo), ir.IntegerAttr.get(i64, min(hi, 2**63 - 1))])
+        for n, (lo, hi) in symbols.items()})
+    func.attributes["symhlo.arg_shapes"] = ir.ArrayAttr.get(
+        [str_arr(s) if s is not None else ir.UnitAttr.get() for s in arg_shapes])
+    func.attributes["symhlo.result_shapes"] = ir.ArrayAttr.get(
+        [str_arr(s) if s is not None else ir.UnitAttr.get() for s in result_shapes])
+    for op in reversed(ops):
+        if op.name == "torch.bind_symbolic_shape":
+            op.erase()
+    remove_dead_ops(func, {"torch.symbolic_int"})
+
+
+def _split_commas(text: str) -> list[str]:
+    out, depth, cur = [], 0, ""
+    for ch in text:
+        depth += ch == "("
+        depth -= ch == ")"
+        if ch == "," and depth == 0:
+            out.append(cur)
+            cur = ""
+        else:
+            cur += ch
+    out.append(cur)
+    return out
+
+
+@dataclass(frozen=True)
+class TorchSymbolicToShape(Pass):
+    """Lower torch.export's symbolic size arithmetic to the `shape` dialect; keep symbolic facts."""
+
+    name = "symhlo-torch-symbolic-to-shape"
+    summary = "torch.aten.size.int and !torch.int arithmetic -> shape dialect; symbols -> func attrs"
+
+    def run(self, module: ir.Module) -> None:
+        ensure_upstream_registered(module.context)
+        with module.context, ir.Location.unknown():
+            for func in list(module.body.operations):
+                if func.operation.name != "func.func":
+                    continue
+                func = func.operation
+                has_symbols = any(o.name in ("torch.symbolic_int", "torch.bind_symbolic_shape")
+                                  for o in walk_ops(func))
+                if has_symbols:
+                    record_symbolic_facts(func)
+                for op in walk_ops(func):
+                    key = _op_key(op)
+                    pattern = PATTERNS.get(key)
+                    if pattern is not None and (key == "torch.aten.size.int" or _is_int_operand_only(op)):
+                        pattern(op)
+                remove_dead_ops(func, {"torch.constant.int", "torch_c.to_i64", "arith.index_cast",
+                                       "arith.constant"})

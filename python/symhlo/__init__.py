@@ -1,0 +1,1 @@
+"""symhlo: PyTorch models with unbounded dynamic dims -> pure, portable StableHLO -> IREE."""

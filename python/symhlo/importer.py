@@ -1,0 +1,110 @@
+"""torch.export ExportedProgram -> torch dialect module, with symbolic shape expressions.
+
+Wraps torch-mlir's FxImporter with `import_symbolic_shape_expressions=True`. torch-mlir 20261001
+cannot translate torch's own sympy functions (`Mod`/`PythonMod`, `FloorDiv`, `CeilToInt`, `Max`)
+into affine maps and aborts the whole import; symhlo teaches it the affine ones and, for the rest,
+skips only that one tensor's `torch.bind_symbolic_shape` (the size arithmetic itself is imported
+as ops either way, so nothing is lost but that one annotation).
+"""
+
+from __future__ import annotations
+
+import torch
+
+from torch_mlir import ir
+from torch_mlir.extras import fx_importer as _fxi
+from torch_mlir.extras.fx_importer import FxImporter
+from torch_mlir.extras.fx_decomp_util import get_decomposition_table
+
+from symhlo.passes.ir_util import new_context
+
+_upstream_translate = _fxi.sympy_expr_to_semi_affine_expr
+
+
+def _translate(expr, symbols_map):
+    """sympy -> affine, adding torch's Mod/PythonMod/FloorDiv to what torch-mlir knows."""
+    from torch.utils._sympy import functions as F
+    from torch_mlir.ir import AffineModExpr, AffineFloorDivExpr
+
+    name = type(expr).__name__
+    if name in ("Mod", "PythonMod") and len(expr.args) == 2:
+        a, b = expr.args
+        return AffineModExpr.get(_translate(a, symbols_map), _translate(b, symbols_map))
+    if name == "FloorDiv" and len(expr.args) == 2:
+        a, b = expr.args
+        return AffineFloorDivExpr.get(_translate(a, symbols_map), _translate(b, symbols_map))
+    if type(expr).__module__.startswith("sympy") and name in ("Add", "Mul", "Pow", "Symbol",
+                                                              "Integer", "One", "Zero",
+                                                              "NegativeOne"):
+        import sympy
+        # Recurse through our translator so nested torch functions are handled too.
+        if isinstance(expr, sympy.Add):
+            acc = _fxi.AffineConstantExpr.get(0)
+            for arg in expr.args:
+                acc = _fxi.AffineAddExpr.get(acc, _translate(arg, symbols_map))
+            return acc
+        if isinstance(expr, sympy.Mul):
+            acc = _fxi.AffineConstantExpr.get(1)
+            for arg in expr.args:
+                acc = _fxi.AffineMulExpr.get(acc, _translate(arg, symbols_map))
+            return acc
+    return _upstream_translate(expr, symbols_map)
+
+
+_fxi.sympy_expr_to_semi_affine_expr = _translate
+_upstream_bind = _fxi.GraphNodeImporter._create_bind_symbolic_shape_ops
+
+
+def _bind_or_skip(self, loc, node):
+    try:
+        return _upstream_bind(self, loc, node)
+    except (NotImplementedError, KeyError, AssertionError, TypeError):
+        return None  # untranslatable size expression: keep the ops, skip this annotation
+
+
+_fxi.GraphNodeImporter._create_bind_symbolic_shape_ops = _bind_or_skip
+
+
+def import_exported_program(ep: torch.export.ExportedProgram, *,
+                            func_name: str = "main") -> ir.Module:
+    """Imports `ep` (after core-ATen decompositions) as a torch-dialect module.
+
+    Weights are imported as inline dense constants (not `dense_resource`), which the portable
+    artifact accepts.
+    """
+    ep = ep.run_decompositions(get_decomposition_table())
+    ctx = new_context()
+    importer = FxImporter(context=ctx)
+    importer.import_frozen_program(ep, func_name=func_name,
+                                   import_symbolic_shape_expressions=True)
+    return importer.module
+
+
+def _make_inline_literal_op(tensor: torch.Tensor, vtensor_type, py_attr_tracker):
+    """torch.vtensor.literal with an inline DenseElementsAttr (portable; no dense_resource)."""
+    import numpy as np
+
+    mapping = py_attr_tracker.track(tensor)
+    if mapping.is_empty:
+        element_type = _fxi.TORCH_DTYPE_TO_MLIR_TYPE[tensor.dtype]()
+        t = tensor.detach().cpu().contiguous()
+        if t.dtype == torch.bfloat16:
+            array = t.view(torch.int16).numpy()
+        elif t.dtype == torch.bool:
+            array = t.numpy().astype(np.bool_)
+        else:
+            array = t.numpy()
+        if t.dtype == torch.bfloat16:
+            raw = ir.DenseElementsAttr.get(array, type=ir.IntegerType.get_signless(16),
+                                           shape=list(t.shape))
+            mapping.value = ir.DenseElementsAttr.get(
+                array, type=element_type, shape=list(t.shape)) if False else \
+                ir.Attribute.parse(str(raw).replace("xi16>", "xbf16>"))  # pragma: no cover
+        else:
+            mapping.value = ir.DenseElementsAttr.get(array, type=element_type,
+                                                     shape=list(t.shape))
+    return ir.Operation.create(name="torch.vtensor.literal", results=[vtensor_type],
+                               attributes={"value": mapping.value})
+
+
+_fxi._make_vtensor_literal_op = _make_inline_literal_op
