@@ -1,0 +1,23 @@
+"""symhlo's exception classes: every error a user can see is a SymhloError."""
+
+from __future__ import annotations
+
+
+class SymhloError(Exception):
+    """Base of every symhlo error."""
+
+
+class ShapeError(SymhloError, ValueError):
+    """A call's shapes break the exported constraints (input, axis, value and rule are named)."""
+
+
+class CompileError(SymhloError):
+    """A lowering or compile step failed; the message says how to reproduce it."""
+
+
+class UnsupportedOpError(CompileError):
+    """An op symhlo cannot lower; the message names the op and where it came from."""
+
+
+class DeviceError(SymhloError):
+    """The requested target or device is not available here."""

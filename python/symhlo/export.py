@@ -1,0 +1,160 @@
+"""symhlo.export: a PyTorch model or ExportedProgram -> pure StableHLO with symbolic sizes."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Sequence
+
+import torch
+
+from symhlo.passes.registry import PipelineError, run_pipeline
+
+from .dims import SymbolTable, from_exported_program, user_names
+from .errors import CompileError, SymhloError, UnsupportedOpError
+from .stages import Stage, StageTimer
+
+
+@dataclass
+class StableHLOProgram:
+    """A pure StableHLO module plus what is needed to call it: input specs and symbolic dims.
+
+    Attributes:
+      text: the module as StableHLO text (`str(prog)` is the same).
+      symbols: the SymbolTable (input specs, symbol ranges, user names) checked at call time.
+      exported_program: the torch.export program it came from (None when loaded from .mlir).
+      times: seconds per stage.
+    """
+
+    text: str
+    symbols: SymbolTable
+    exported_program: Any = None
+    times: dict = field(default_factory=dict)
+    in_spec: Any = None
+    out_spec: Any = None
+
+    def __str__(self) -> str:
+        return self.text
+
+    @property
+    def dims(self):
+        """Each symbolic dim: name, min, max (None = unbounded), bindings, derived expressions."""
+        return self.symbols.dims()
+
+    def portable_artifact(self, target_version: str | None = None) -> bytes:
+        """The module as a StableHLO portable artifact (VHLO bytecode)."""
+        from torch_mlir._mlir_libs import _stablehlo
+
+        version = target_version or _stablehlo.get_current_version()
+        try:
+            return _stablehlo.serialize_portable_artifact_str(self.text, version)
+        except Exception as e:  # the bindings raise a bare Exception/ValueError
+            raise CompileError(f"cannot serialize a portable artifact (version {version}): {e}") from None
+
+    def save(self, path: str | Path) -> None:
+        """Writes `.mlir` (text) or `.mlirbc` (portable artifact)."""
+        path = Path(path)
+        if path.suffix == ".mlirbc":
+            path.write_bytes(self.portable_artifact())
+        else:
+            path.write_text(self.text)
+
+
+def _export_module(model, args, kwargs, dynamic_shapes):
+    try:
+        return torch.export.export(model, tuple(args or ()), kwargs=kwargs or None,
+                                   dynamic_shapes=dynamic_shapes)
+    except Exception as e:  # torch.export raises many types; keep its message, drop the stack
+        raise SymhloError(f"torch.export failed: {type(e).__name__}: {e}") from e
+
+
+def _check_outputs(ep, text: str) -> None:
+    """Silent specialization guard: an output axis symbolic in torch.export must be `?`."""
+    m = re.search(r"func\.func @main\([^)]*\)\s*->\s*(\(.*?\)|tensor<[^>]*>)\s*(attributes|\{)", text, re.S)
+    if not m:
+        return
+    result_types = re.findall(r"tensor<([^>]*)>", m.group(1))
+    outs = [n for n in ep.graph.nodes if n.op == "output"][0].args[0]
+    tensor_outs = [o for o in outs if hasattr(o, "meta") and isinstance(o.meta.get("val"), torch.Tensor)]
+    for k, (node, rt) in enumerate(zip(tensor_outs, result_types)):
+        dims = rt.split("x")[:-1]
+        for axis, (s, d) in enumerate(zip(node.meta["val"].shape, dims)):
+            if isinstance(s, torch.SymInt) and not s.node.expr.is_number and d != "?":
+                raise CompileError(f"output {k} axis {axis} is symbolic ({s}) in torch.export but "
+                                   f"static ({d}) in the StableHLO: a dynamic dim was specialized")
+
+
+def _classify(e: PipelineError) -> CompileError:
+    text = str(e)
+    m = re.search(r"failed to legalize operation '([^']+)'", text)
+    if m:
+        op = m.group(1)
+        named = re.search(r'name = "([^"]+)"', text)
+        if op == "torch.operator" and named:
+            op = named.group(1)
+        loc = e.diagnostics[0][0] if e.diagnostics else "unknown location"
+        return UnsupportedOpError(f"unsupported op '{op}' at {loc} (in pass step "
+                                  f"'{text.splitlines()[0]}')\n{text}")
+    return CompileError(text)
+
+
+def export(model_or_ep, args: Sequence | None = None, *, kwargs: dict | None = None,
+           dynamic_shapes=None, inputs=None, verbose: bool = False) -> StableHLOProgram:
+    """Exports a model to pure StableHLO, keeping every symbolic size.
+
+    Args:
+      model_or_ep: an nn.Module, or a torch.export.ExportedProgram (then args/dynamic_shapes unused).
+      args, kwargs: example inputs for torch.export.
+      dynamic_shapes: torch.export's spelling (Dim, derived dims like `2 * Dim("h")`).
+      inputs: symhlo.Input specs instead of args + dynamic_shapes (Torch-TensorRT style).
+      verbose: print each stage with its time.
+    Returns:
+      a StableHLOProgram.
+    Raises:
+      SymhloError (torch.export failed), UnsupportedOpError, CompileError.
+    """
+    timer = StageTimer(verbose)
+    names: dict[str, str] = {}
+    if isinstance(model_or_ep, torch.export.ExportedProgram):
+        ep = model_or_ep
+    else:
+        if inputs is not None:
+            from .inputs import inputs_to_export_spec
+
+            args, dynamic_shapes, names = inputs_to_export_spec(inputs)
+        if args is None:
+            raise SymhloError("export needs example args (or inputs=[symhlo.Input(...)])")
+        with timer.stage(Stage.EXPORT):
+            ep = _export_module(model_or_ep, args, kwargs, dynamic_shapes)
+        names = {**user_names(ep, dynamic_shapes, args, kwargs), **names}
+    return lower_exported_program(ep, names=names, timer=timer)
+
+
+def lower_exported_program(ep, *, names: dict[str, str] | None = None,
+                           timer: StageTimer | None = None) -> StableHLOProgram:
+    """ExportedProgram -> StableHLOProgram (import, torch backend, our passes)."""
+    from .importer import import_exported_program
+
+    timer = timer or StageTimer(False)
+    symbols = from_exported_program(ep, names)
+    non_tensor_outputs = [o for o in [n for n in ep.graph.nodes if n.op == "output"][0].args[0]
+                          if not (hasattr(o, "meta") and isinstance(o.meta.get("val"), torch.Tensor))]
+    if non_tensor_outputs:
+        raise UnsupportedOpError(f"outputs that are not tensors are not supported: {non_tensor_outputs}")
+    with timer.stage(Stage.IMPORT):
+        try:
+            module = import_exported_program(ep)
+        except Exception as e:
+            raise CompileError(f"torch-mlir's FX importer failed: {type(e).__name__}: {e}") from e
+    try:
+        with timer.stage(Stage.TORCH_BACKEND):
+            run_pipeline(module, "symhlo-torch-to-torch-backend-pipeline")
+        with timer.stage(Stage.STABLEHLO):
+            run_pipeline(module, "symhlo-torch-backend-to-stablehlo-pipeline")
+    except PipelineError as e:
+        raise _classify(e) from None
+    text = str(module)
+    _check_outputs(ep, text)
+    return StableHLOProgram(text=text, symbols=symbols, exported_program=ep, times=timer.times,
+                            in_spec=ep.call_spec.in_spec, out_spec=ep.call_spec.out_spec)

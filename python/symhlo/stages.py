@@ -1,0 +1,55 @@
+"""The ordered compile stages, with timing and progress reporting."""
+
+from __future__ import annotations
+
+import enum
+import sys
+import time
+from contextlib import contextmanager
+
+
+class Stage(enum.IntEnum):
+    """symhlo's compile stages, in order; `compile(..., stop_after=...)` may stop after any."""
+
+    EXPORT = 1          # nn.Module -> torch.export ExportedProgram
+    IMPORT = 2          # ExportedProgram -> torch dialect (FxImporter, symbolic shapes)
+    TORCH_BACKEND = 3   # symhlo-torch-to-torch-backend-pipeline
+    STABLEHLO = 4       # symhlo-torch-backend-to-stablehlo-pipeline (pure StableHLO)
+    IREE_INPUT = 5      # symhlo-stablehlo-to-iree-input-pipeline
+    IREE = 6            # iree-compile -> .vmfb
+
+    @classmethod
+    def parse(cls, value: "str | Stage") -> "Stage":
+        if isinstance(value, Stage):
+            return value
+        key = str(value).strip().replace("-", "_").upper()
+        try:
+            return cls[key]
+        except KeyError:
+            valid = ", ".join(s.name.lower().replace("_", "-") for s in cls)
+            raise ValueError(f"unknown stage '{value}' (valid: {valid})") from None
+
+    @property
+    def label(self) -> str:
+        return self.name.lower().replace("_", "-")
+
+
+class StageTimer:
+    """Records each stage's wall time; prints progress when verbose (to stderr)."""
+
+    def __init__(self, verbose: bool = False):
+        self.verbose = verbose
+        self.times: dict[str, float] = {}
+
+    @contextmanager
+    def stage(self, stage: Stage):
+        start = time.perf_counter()
+        if self.verbose:
+            print(f"[symhlo] {stage.label:<14} ...", end="", file=sys.stderr, flush=True)
+        try:
+            yield
+        finally:
+            dt = time.perf_counter() - start
+            self.times[stage.label] = self.times.get(stage.label, 0.0) + dt
+            if self.verbose:
+                print(f" {dt:7.2f} s", file=sys.stderr, flush=True)
