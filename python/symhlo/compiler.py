@@ -18,19 +18,8 @@ from symhlo.passes.registry import PipelineError, run_pipeline
 from .dims import SymbolTable
 from .errors import CompileError, DeviceError, ShapeError, SymhloError
 from .export import StableHLOProgram, export as _export
+from .runtime import ARCH_FLAG, DEFAULT_ARCH, TARGETS, Runtime
 from .stages import Stage, StageTimer
-
-# target -> (iree-compile backend flags, iree.runtime driver)
-TARGETS: dict[str, tuple[list[str], str]] = {
-    "cpu": (["--iree-hal-target-device=local", "--iree-hal-local-target-device-backends=llvm-cpu",
-             "--iree-llvmcpu-target-cpu=host"], "local-task"),
-    "vulkan": (["--iree-hal-target-device=vulkan"], "vulkan"),
-    "cuda": (["--iree-hal-target-device=cuda"], "cuda"),
-    "rocm": (["--iree-hal-target-device=hip"], "hip"),
-}
-DEFAULT_ARCH = {"cuda": "sm_80", "rocm": "gfx942"}
-ARCH_FLAG = {"cuda": "--iree-cuda-target", "rocm": "--iree-rocm-target",
-             "cpu": "--iree-llvmcpu-target-cpu"}
 
 _STATS = {"iree_compiles": 0, "exports": 0}
 _STATS_LOCK = threading.Lock()
@@ -93,42 +82,6 @@ def _trim(text: str, limit: int = 4000) -> str:
     return text if len(text) <= limit else text[:limit] + "\n... (truncated)"
 
 
-_TORCH_TO_NP = {
-    "float32": np.float32, "float64": np.float64, "float16": np.float16, "int64": np.int64,
-    "int32": np.int32, "int16": np.int16, "int8": np.int8, "uint8": np.uint8, "bool": np.bool_,
-}
-
-
-class _Runtime:
-    """An IREE runtime context holding one vmfb; one per thread (IREE contexts are not shared)."""
-
-    def __init__(self, vmfb: bytes, driver: str):
-        import iree.runtime as rt
-
-        try:
-            self.config = rt.Config(driver)
-        except Exception as e:
-            raise DeviceError(f"IREE driver '{driver}' is not available here "
-                              f"(available: {', '.join(rt.query_available_drivers())}): {e}") from None
-        self.ctx = rt.SystemContext(config=self.config)
-        try:
-            vm_module = rt.VmModule.copy_buffer(self.ctx.instance, vmfb)
-        except Exception as e:
-            raise SymhloError(f"not a valid IREE module for driver '{driver}': {e}") from None
-        try:
-            self.ctx.add_vm_module(vm_module)
-        except Exception as e:
-            raise DeviceError(f"the module cannot load on driver '{driver}' (built for another "
-                              f"target?): {e}") from None
-        self.main = self.ctx.modules.module["main"]
-
-    def __call__(self, arrays: list[np.ndarray]) -> list[np.ndarray]:
-        results = self.main(*arrays)
-        if not isinstance(results, (tuple, list)):
-            results = [results]
-        return [np.array(r.to_host() if hasattr(r, "to_host") else r, copy=True) for r in results]
-
-
 class CompiledModule:
     """A compiled symhlo module: call it with torch tensors, get torch tensors back.
 
@@ -153,10 +106,10 @@ class CompiledModule:
     def dims(self):
         return self.symbols.dims()
 
-    def _runtime(self) -> _Runtime:
+    def _runtime(self) -> Runtime:
         rt = getattr(self._local, "rt", None)
         if rt is None:
-            rt = self._local.rt = _Runtime(self.vmfb, self._driver)
+            rt = self._local.rt = Runtime(self.vmfb, self._driver)
         return rt
 
     def _flatten(self, args, kwargs) -> list[torch.Tensor]:
