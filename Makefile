@@ -1,0 +1,33 @@
+# symhlo: `make demo` and `make test` each set up .venv from nothing when it is missing.
+PYTHON ?= python3.11
+VENV   := .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.installed
+
+.PHONY: demo test lit pytest bench venv clean
+
+$(STAMP): pyproject.toml
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV) || python3 -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -e ".[test]"
+	@touch $(STAMP)
+
+venv: $(STAMP)
+
+demo: $(STAMP)
+	$(VENV)/bin/symhlo demo
+
+lit: $(STAMP)
+	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(VENV)/bin/lit -sv test
+
+pytest: $(STAMP)
+	$(PY) -m pytest -q
+
+test: lit pytest
+
+bench: $(STAMP)
+	$(PY) -m pip install -q -e ".[bench]"
+	$(PY) bench/run.py
+
+clean:
+	rm -rf $(VENV) build test/**/Output
