@@ -1,0 +1,227 @@
+"""The `symhlo` command line: export, compile, run, demo, gpu-check.
+
+Every failure prints `error: ...` (with `file:line:col:` where there is a location) on stderr
+and exits with code 1; a Python traceback never reaches the user.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+import warnings
+from pathlib import Path
+
+from .errors import SymhloError
+
+
+class CliError(Exception):
+    """A user-facing error: printed as `symhlo: error: <message>`, exit code 1."""
+
+
+def _load_pt2(path: str):
+    import torch
+
+    p = Path(path)
+    if not p.is_file():
+        raise CliError(f"{path}: error: no such file")
+    try:
+        return torch.export.load(str(p))
+    except Exception as e:
+        raise CliError(f"{path}: error: not a torch.export archive (.pt2): "
+                       f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}") from None
+
+
+def _read_mlir(path: str) -> str:
+    p = Path(path)
+    if not p.is_file():
+        raise CliError(f"{path}: error: no such file")
+    data = p.read_bytes()
+    if data.startswith(b"ML\xefR"):
+        from torch_mlir import ir
+        from torch_mlir._mlir_libs import _stablehlo
+        from symhlo.passes.ir_util import new_context
+
+        ctx = new_context()
+        diags: list[str] = []
+        ctx.attach_diagnostic_handler(lambda d: diags.append(str(d.message)) or True)
+        try:
+            return str(_stablehlo.deserialize_portable_artifact(ctx, data))
+        except Exception:
+            pass
+        try:
+            return str(ir.Module.parse(data, ctx))
+        except Exception as e:
+            why = (diags or [str(e).strip() or type(e).__name__])[0]
+            raise CliError(f"{path}: error: unreadable MLIR bytecode: {why}") from None
+    try:
+        text = data.decode()
+    except UnicodeDecodeError:
+        raise CliError(f"{path}: error: not MLIR text or bytecode") from None
+    _parse_check(text, path)
+    return text
+
+
+def _parse_check(text: str, path: str) -> None:
+    """Parses `text`; raises CliError with `path:line:col: error: ...` when it is malformed."""
+    from torch_mlir import ir
+    from symhlo.passes.ir_util import new_context
+
+    try:
+        ir.Module.parse(text, new_context())
+    except ir.MLIRError as e:
+        lines = []
+        for d in e.error_diagnostics:
+            loc = re.sub(r'^loc\("[^"]*":(\d+):(\d+)\)$', rf"{path}:\1:\2", str(d.location))
+            lines.append(f"{loc}: error: {d.message}")
+        raise CliError("\n".join(lines) or f"{path}: error: {e}") from None
+
+
+def _program(path: str, verbose: bool):
+    """A .pt2 or .mlir/.mlirbc file -> StableHLOProgram."""
+    from .export import export, program_from_mlir
+
+    if path.endswith(".pt2"):
+        return export(_load_pt2(path), verbose=verbose)
+    return program_from_mlir(_read_mlir(path))
+
+
+def cmd_export(a) -> int:
+    prog = _program(a.model, a.verbose)
+    if a.dims:
+        print(prog.symbols.table())
+    if a.output:
+        prog.save(a.output)
+    elif not a.dims:
+        sys.stdout.write(prog.text)
+    return 0
+
+
+def cmd_compile(a) -> int:
+    from .compiler import compile as symhlo_compile, compile_to_vmfb
+
+    prog = _program(a.input, a.verbose)
+    flags = list(a.iree_flag or [])
+    if a.output.endswith(".vmfb"):
+        vmfb = compile_to_vmfb(prog.text, a.target, a.target_arch, flags)
+        Path(a.output).write_bytes(vmfb)
+    else:
+        cm = symhlo_compile(prog, target=a.target, target_arch=a.target_arch,
+                            options={"iree_flags": flags}, verbose=a.verbose)
+        cm.save(a.output)
+    return 0
+
+
+def _read_input(spec: str):
+    import numpy as np
+
+    if not spec.startswith("@"):
+        raise CliError(f"--input expects @FILE.npy, got '{spec}'")
+    path = spec[1:]
+    try:
+        return np.load(path, allow_pickle=False)
+    except Exception as e:
+        raise CliError(f"{path}: error: cannot read a .npy array: {e}") from None
+
+
+def cmd_run(a) -> int:
+    import numpy as np
+
+    arrays = [_read_input(s) for s in a.input or []]
+    if a.module.endswith(".vmfb"):
+        from .runtime import TARGETS, Runtime
+
+        if not Path(a.module).is_file():
+            raise CliError(f"{a.module}: error: no such file")
+        rt = Runtime(Path(a.module).read_bytes(), TARGETS[a.target][1])
+        outs = rt(arrays)
+    else:
+        import torch
+        from .compiler import load
+
+        cm = load(a.module)
+        res = cm(*[torch.from_numpy(x) for x in arrays])
+        import torch.utils._pytree as pytree
+
+        outs = [t.numpy() for t in pytree.tree_leaves(res)]
+    for i, o in enumerate(outs):
+        if a.output and i < len(a.output):
+            np.save(a.output[i].lstrip("@"), o)
+        print(f"result[{i}]: {o.dtype}{list(o.shape)}")
+        with np.printoptions(threshold=20, edgeitems=3, precision=5):
+            print(o)
+    return 0
+
+
+def cmd_demo(a) -> int:
+    from .demo import main
+
+    return main()
+
+
+def cmd_gpu_check(a) -> int:
+    root = Path(__file__).resolve().parents[2]
+    sys.path.insert(0, str(root / "scripts"))
+    try:
+        import gpu_check
+    except ImportError:
+        raise CliError("gpu-check needs scripts/gpu_check.py from a source checkout") from None
+    return gpu_check.main(a.rest)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from .runtime import TARGETS
+
+    p = argparse.ArgumentParser(prog="symhlo", description=__doc__.splitlines()[0])
+    sub = p.add_subparsers(dest="cmd", required=True)
+
+    e = sub.add_parser("export", help="MODEL.pt2 -> pure StableHLO (.mlir text or .mlirbc VHLO)")
+    e.add_argument("model")
+    e.add_argument("-o", "--output")
+    e.add_argument("--dims", action="store_true", help="print the symbolic dims table")
+    e.add_argument("-v", "--verbose", action="store_true", help="print each stage and its time")
+    e.set_defaults(fn=cmd_export)
+
+    c = sub.add_parser("compile", help="MODEL.pt2 | IN.mlir -> OUT.vmfb (or OUT.symhlo)")
+    c.add_argument("input")
+    c.add_argument("--target", default="cpu", choices=sorted(TARGETS))
+    c.add_argument("--target-arch", default=None)
+    c.add_argument("--iree-flag", action="append", help="extra iree-compile flag (repeatable)")
+    c.add_argument("-o", "--output", required=True)
+    c.add_argument("-v", "--verbose", action="store_true")
+    c.set_defaults(fn=cmd_compile)
+
+    r = sub.add_parser("run", help="run OUT.vmfb or a saved OUT.symhlo on .npy inputs")
+    r.add_argument("module")
+    r.add_argument("--input", action="append", help="@FILE.npy (repeat per input)")
+    r.add_argument("--output", action="append", help="@FILE.npy to save each result")
+    r.add_argument("--target", default="cpu", choices=sorted(TARGETS))
+    r.set_defaults(fn=cmd_run)
+
+    d = sub.add_parser("demo", help="the seed model and a transformer block on IREE")
+    d.set_defaults(fn=cmd_demo)
+
+    g = sub.add_parser("gpu-check", help="compile and run the GPU suite on CUDA (needs a GPU)")
+    g.add_argument("rest", nargs=argparse.REMAINDER)
+    g.set_defaults(fn=cmd_gpu_check)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    warnings.filterwarnings("ignore")
+    args = build_parser().parse_args(argv)
+    try:
+        return args.fn(args) or 0
+    except CliError as e:
+        print(str(e) if ": error:" in str(e) else f"symhlo: error: {e}", file=sys.stderr)
+    except SymhloError as e:
+        print(f"symhlo: error: {e}", file=sys.stderr)
+    except KeyboardInterrupt:
+        print("symhlo: interrupted", file=sys.stderr)
+    except Exception as e:  # last line of defence: no traceback for users
+        print(f"symhlo: internal error: {type(e).__name__}: {e}", file=sys.stderr)
+    return 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
