@@ -266,9 +266,9 @@ def record_symbolic_facts(func: ir.Operation) -> None:
         n: ir.ArrayAttr.get([ir.IntegerAttr.get(i64, lo), ir.IntegerAttr.get(i64, min(hi, 2**63 - 1))])
         for n, (lo, hi) in symbols.items()})
     func.attributes["symhlo.arg_shapes"] = ir.ArrayAttr.get(
-        [str_arr(s) if s is not None else ir.UnitAttr.get() for s in arg_shapes])
+        [str_arr(s if s is not None else []) for s in arg_shapes])
     func.attributes["symhlo.result_shapes"] = ir.ArrayAttr.get(
-        [str_arr(s) if s is not None else ir.UnitAttr.get() for s in result_shapes])
+        [str_arr(s if s is not None else []) for s in result_shapes])
     for op in reversed(ops):
         if op.name == "torch.bind_symbolic_shape":
             op.erase()

@@ -158,3 +158,58 @@ def lower_exported_program(ep, *, names: dict[str, str] | None = None,
     _check_outputs(ep, text)
     return StableHLOProgram(text=text, symbols=symbols, exported_program=ep, times=timer.times,
                             in_spec=ep.call_spec.in_spec, out_spec=ep.call_spec.out_spec)
+
+
+_MLIR_TO_TORCH_DTYPE = {
+    "f32": "float32", "f64": "float64", "f16": "float16", "bf16": "bfloat16", "i64": "int64",
+    "i32": "int32", "i16": "int16", "i8": "int8", "ui8": "uint8", "i1": "bool",
+}
+
+
+def program_from_mlir(text: str) -> StableHLOProgram:
+    """A StableHLO module's text -> StableHLOProgram; dims come from its `symhlo.*` attributes.
+
+    Without them (StableHLO from another exporter), every `?` axis is its own unbounded symbol.
+    """
+    import sympy
+    from torch_mlir import ir
+    from symhlo.passes.ir_util import new_context
+
+    from .dims import InputSpec
+
+    ctx = new_context()
+    module = ir.Module.parse(text, ctx)
+    func = next((op.operation for op in module.body.operations
+                 if op.operation.name == "func.func"
+                 and ir.StringAttr(op.operation.attributes["sym_name"]).value == "main"), None)
+    if func is None:
+        raise CompileError("the module has no func.func @main")
+    ftype = ir.FunctionType(ir.TypeAttr(func.attributes["function_type"]).value)
+    attrs = {name: func.attributes[name] for name in ("symhlo.arg_shapes", "symhlo.symbols")
+             if name in func.attributes}
+    arg_shapes = ([[ir.StringAttr(s).value for s in ir.ArrayAttr(a)]
+                   for a in ir.ArrayAttr(attrs["symhlo.arg_shapes"])]
+                  if "symhlo.arg_shapes" in attrs else [])
+    ranges: dict[str, tuple[int, int | None]] = {}
+    if "symhlo.symbols" in attrs:
+        for named in ir.DictAttr(attrs["symhlo.symbols"]):
+            lo, hi = (ir.IntegerAttr(x).value for x in ir.ArrayAttr(named.attr))
+            ranges[named.name] = (lo, None if hi >= 2**62 else hi)
+    inputs = []
+    for k, t in enumerate(ftype.inputs):
+        rt = ir.RankedTensorType(t)
+        exprs = arg_shapes[k] if k < len(arg_shapes) and arg_shapes[k] else None
+        shape = []
+        for axis, size in enumerate(rt.shape):
+            if not ir.ShapedType.is_dynamic_size(size):
+                shape.append(int(size))
+            elif exprs is not None:
+                e = sympy.sympify(exprs[axis].replace(" mod ", " % "))
+                shape.append(int(e) if e.is_number else e)
+            else:
+                sym = f"arg{k}_{axis}"
+                ranges.setdefault(sym, (0, None))
+                shape.append(sympy.Symbol(sym))
+        dtype = _MLIR_TO_TORCH_DTYPE.get(str(rt.element_type), str(rt.element_type))
+        inputs.append(InputSpec(f"arg{k}", dtype, shape))
+    return StableHLOProgram(text=text, symbols=SymbolTable(inputs, ranges))
