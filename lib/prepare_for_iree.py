@@ -37,6 +37,17 @@ def convert_stablehlo_dynamic_reshape(op: ir.Operation) -> None:
     x, shape = op.operands
     result_t = ir.RankedTensorType(op.results[0].type)
     index = ir.IndexType.get()
+    src_rank = ir.RankedTensorType(x.type).rank
+    if result_t.rank == 1 and src_rank >= 1:
+        # Flattening to rank 1 is always the full collapse: no extents needed, and IREE folds it
+        # (a 1-element index shape tensor would cross a dispatch boundary instead).
+        reassoc = ir.ArrayAttr.get([ir.ArrayAttr.get(
+            [ir.IntegerAttr.get(ir.IntegerType.get_signless(64), i) for i in range(src_rank)])])
+        new = create("tensor.collapse_shape", [result_t], [x], {"reassociation": reassoc},
+                     loc=loc, ip=ip).result
+        op.results[0].replace_all_uses_with(new)
+        op.erase()
+        return
     extents = []
     for i, size in enumerate(result_t.shape):
         if is_dynamic(size):
