@@ -83,6 +83,7 @@ def _parse_option(text: str, typ) -> object:
 
 # name -> "module:Class"; imported lazily so listing passes costs nothing.
 _PASSES: dict[str, str] = {
+    "symhlo-decompose-symbolic-torch-ops": "decompose_symbolic_torch_ops:DecomposeSymbolicTorchOps",
     "symhlo-torch-symbolic-to-shape": "torch_symbolic_to_shape:TorchSymbolicToShape",
     "symhlo-shape-to-stablehlo": "shape_to_stablehlo:ShapeToStablehlo",
     "symhlo-simplify-broadcasts": "simplify_broadcasts:SimplifyBroadcasts",
@@ -94,7 +95,8 @@ _PASSES: dict[str, str] = {
 _PIPELINES: dict[str, tuple[str, list[str]]] = {
     "symhlo-torch-to-torch-backend-pipeline": (
         "Imported torch dialect (with symbolic shapes) -> torch backend IR with shape-dialect sizes.",
-        ["symhlo-torch-symbolic-to-shape",
+        ["symhlo-decompose-symbolic-torch-ops",
+         "symhlo-torch-symbolic-to-shape",
          "func.func(torch-match-quantized-custom-ops)",
          "torchdynamo-export-to-torch-backend-pipeline"],
     ),

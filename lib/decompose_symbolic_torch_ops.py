@@ -1,0 +1,268 @@
+"""symhlo-decompose-symbolic-torch-ops: torch ops whose size operands are symbolic -> ops torch-mlir lowers.
+
+torch-mlir's convert-torch-to-stablehlo only legalizes some torch ops when their size operands are
+constants: `aten.constant_pad_nd` with a pad amount computed from a symbolic size, and
+`aten.split_with_sizes` split by sizes read off other tensors, stay illegal. This pass runs on the
+imported torch IR (before symhlo-torch-symbolic-to-shape, which then lowers the `!torch.int`
+arithmetic it emits) and rewrites them into slices, `full` and `cat`, which lower with `?` dims:
+
+    %p = torch.prim.ListConstruct %int0, %n : (!torch.int, !torch.int) -> !torch.list<int>
+    %y = torch.aten.constant_pad_nd %x, %p, %f0 : !torch.vtensor<[2,?],f32>, ... -> !torch.vtensor<[2,?],f32>
+  ==>
+    %s = torch.prim.ListConstruct %int2, %n : (!torch.int, !torch.int) -> !torch.list<int>
+    %z = torch.aten.full %s, %f0, %int6, %none, %none, %none : ... -> !torch.vtensor<[2,?],f32>
+    %l = torch.prim.ListConstruct %x, %z : ... -> !torch.list<vtensor>
+    %y = torch.aten.cat %l, %int1 : !torch.list<vtensor>, !torch.int -> !torch.vtensor<[2,?],f32>
+
+    %parts = torch.aten.split_with_sizes %x, [%a, %b], %int1 ; %0:2 = torch.prim.ListUnpack %parts
+  ==>
+    %e = torch.aten.add.int %int0, %a
+    %0 = torch.aten.slice.Tensor %x, %int1, %int0, %e, %int1
+    %f = torch.aten.add.int %e, %b
+    %1 = torch.aten.slice.Tensor %x, %int1, %e, %f, %int1
+
+A symbolic pad amount that a small interval analysis over the `!torch.int` ops cannot prove
+non-negative is handled as torch defines it (a negative amount crops): the tensor is padded by
+`max(p, 0)` and then sliced by `max(-p, 0)`. Nothing is assumed about a size's value.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from torch_mlir import ir
+
+from .ir_util import create, defining_op, ensure_upstream_registered, walk_ops
+from .registry import Pass, PassFailure
+
+_INF = float("inf")
+
+# torch ScalarType codes for `aten.full`'s dtype operand.
+_TORCH_DTYPE = {"f32": 6, "f64": 7, "f16": 5, "bf16": 15, "si64": 4, "si32": 3, "si16": 2,
+                "si8": 1, "ui8": 0, "i1": 11}
+
+
+def _vtensor_parts(t: ir.Type) -> tuple[list[int | None], str]:
+    """`!torch.vtensor<[2,?],f32>` -> ([2, None], "f32")."""
+    m = re.match(r"!torch\.vtensor<\[([^\]]*)\],(.+)>$", str(t))
+    if not m:
+        raise ValueError(f"not a ranked value tensor: {t}")
+    sizes = [None if s.strip() == "?" else int(s) for s in m.group(1).split(",") if s.strip()]
+    return sizes, m.group(2)
+
+
+def _vtensor(sizes: list[int | None], dtype: str) -> ir.Type:
+    return ir.Type.parse("!torch.vtensor<[" + ",".join("?" if s is None else str(s) for s in sizes)
+                         + f"],{dtype}>")
+
+
+def constant_int(v: ir.Value) -> int | None:
+    d = defining_op(v)
+    if d is not None and d.name == "torch.constant.int":
+        return ir.IntegerAttr(d.attributes["value"]).value
+    return None
+
+
+def int_range(v: ir.Value, depth: int = 0) -> tuple[float, float]:
+    """A conservative [lo, hi] of a `!torch.int` value (sizes are >= 0); (-inf, inf) if unknown."""
+    c = constant_int(v)
+    if c is not None:
+        return (c, c)
+    d = defining_op(v)
+    if d is None or depth > 32:
+        return (-_INF, _INF)
+    name = d.name
+    if name == "torch.operator":
+        name = ir.StringAttr(d.attributes["name"]).value
+    if name in ("torch.aten.size.int", "torch.aten.sym_size.int"):
+        return (0, _INF)
+    if name == "torch.symbolic_int":
+        return (ir.IntegerAttr(d.attributes["min_val"]).value,
+                ir.IntegerAttr(d.attributes["max_val"]).value)
+    args = [int_range(x, depth + 1) for x in d.operands if str(x.type) == "!torch.int"]
+    if len(args) == 1 and name == "torch.aten.neg.int":
+        (lo, hi), = args
+        return (-hi, -lo)
+    if len(args) != 2:
+        return (-_INF, _INF)
+    (alo, ahi), (blo, bhi) = args
+    if name == "torch.aten.add.int":
+        return (alo + blo, ahi + bhi)
+    if name == "torch.aten.sub.int":
+        return (alo - bhi, ahi - blo)
+    if name == "torch.aten.mul.int" and alo >= 0 and blo >= 0:
+        return (alo * blo, ahi * bhi)
+    if name in ("torch.prim.max.int", "torch.aten.sym_max"):
+        return (max(alo, blo), max(ahi, bhi))
+    if name in ("torch.prim.min.int", "torch.aten.sym_min"):
+        return (min(alo, blo), min(ahi, bhi))
+    if name == "torch.aten.floordiv.int" and alo >= 0 and blo > 0 and blo == bhi:
+        return (alo // blo, ahi // blo if ahi != _INF else _INF)
+    if name == "torch.aten.remainder.int" and blo > 0:
+        return (0, min(bhi - 1, ahi) if alo >= 0 else bhi - 1)
+    if name == "torch.aten.fmod.int" and blo > 0 and alo >= 0:
+        return (0, min(bhi - 1, ahi))
+    return (-_INF, _INF)
+
+
+class _Builder:
+    """Creates torch ops right before `anchor`, at its location."""
+
+    def __init__(self, anchor: ir.Operation):
+        self.ip = ir.InsertionPoint(anchor)
+        self.loc = anchor.location
+
+    def op(self, name, results, operands, attrs=None) -> ir.Operation:
+        return create(name, results, operands, attrs, loc=self.loc, ip=self.ip)
+
+    def int(self, v: int) -> ir.Value:
+        return self.op("torch.constant.int", [ir.Type.parse("!torch.int")], [],
+                       {"value": ir.IntegerAttr.get(ir.IntegerType.get_signless(64), v)}).result
+
+    def none(self) -> ir.Value:
+        return self.op("torch.constant.none", [ir.Type.parse("!torch.none")], []).result
+
+    def int_op(self, name: str, *operands: ir.Value) -> ir.Value:
+        return self.op(name, [ir.Type.parse("!torch.int")], list(operands)).result
+
+    def add(self, a: ir.Value, b: ir.Value) -> ir.Value:
+        ca, cb = constant_int(a), constant_int(b)
+        if ca is not None and cb is not None:
+            return self.int(ca + cb)
+        if ca == 0:
+            return b
+        if cb == 0:
+            return a
+        return self.int_op("torch.aten.add.int", a, b)
+
+    def size(self, x: ir.Value, axis: int) -> ir.Value:
+        sizes, _ = _vtensor_parts(x.type)
+        if sizes[axis] is not None:
+            return self.int(sizes[axis])
+        return self.int_op("torch.aten.size.int", x, self.int(axis))
+
+    def list(self, values: list[ir.Value], elt: str) -> ir.Value:
+        return self.op("torch.prim.ListConstruct", [ir.Type.parse(f"!torch.list<{elt}>")],
+                       values).result
+
+    def slice(self, x: ir.Value, axis: int, start: ir.Value, end: ir.Value,
+              result: ir.Type) -> ir.Value:
+        return self.op("torch.aten.slice.Tensor", [result],
+                       [x, self.int(axis), start, end, self.int(1)]).result
+
+
+def _nonneg_part(b: _Builder, p: ir.Value) -> tuple[ir.Value | None, ir.Value | None]:
+    """(amount to pad, amount to crop) for a pad amount `p`; None where provably zero."""
+    c = constant_int(p)
+    if c is not None:
+        return (b.int(c) if c > 0 else None, b.int(-c) if c < 0 else None)
+    lo, hi = int_range(p)
+    if lo >= 0:
+        return (p, None)
+    if hi <= 0:
+        return (None, b.int_op("torch.aten.neg.int", p))
+    zero = b.int(0)
+    return (b.int_op("torch.prim.max.int", p, zero),
+            b.int_op("torch.prim.max.int", b.int_op("torch.aten.neg.int", p), zero))
+
+
+def _list_elements(v: ir.Value) -> list[ir.Value] | None:
+    d = defining_op(v)
+    if d is None or d.name != "torch.prim.ListConstruct":
+        return None
+    return list(d.operands)
+
+
+def convert_torch_aten_constant_pad_nd(op: ir.Operation) -> bool:
+    """torch.aten.constant_pad_nd with symbolic amounts -> cat with `full` blocks, then slices."""
+    x, pads_list, value = op.operands
+    pads = _list_elements(pads_list)
+    if pads is None or all(constant_int(p) is not None for p in pads):
+        return False
+    sizes, dtype = _vtensor_parts(x.type)
+    if dtype not in _TORCH_DTYPE:
+        raise PassFailure("constant_pad_nd with symbolic amounts on an unsupported dtype",
+                          [(str(op.location), f"element type {dtype}")])
+    b = _Builder(op)
+    rank = len(sizes)
+    cur = x
+    for i in range(len(pads) // 2):
+        axis = rank - 1 - i
+        (l_pad, l_crop), (r_pad, r_crop) = (_nonneg_part(b, pads[2 * i]),
+                                            _nonneg_part(b, pads[2 * i + 1]))
+        if l_pad is None and r_pad is None and l_crop is None and r_crop is None:
+            continue
+        cur_sizes, _ = _vtensor_parts(cur.type)
+        grown = list(cur_sizes)
+        grown[axis] = None
+        if l_pad is not None or r_pad is not None:
+            parts = []
+            for amount in (l_pad, "body", r_pad):
+                if amount is None:
+                    continue
+                if isinstance(amount, str):
+                    parts.append(cur)
+                    continue
+                block = [amount if a == axis else b.size(cur, a) for a in range(rank)]
+                block_sizes = list(cur_sizes)
+                block_sizes[axis] = constant_int(amount)
+                parts.append(b.op("torch.aten.full", [_vtensor(block_sizes, dtype)],
+                                  [b.list(block, "int"), value, b.int(_TORCH_DTYPE[dtype]),
+                                   b.none(), b.none(), b.none()]).result)
+            cur = b.op("torch.aten.cat", [_vtensor(grown, dtype)],
+                       [b.list(parts, "vtensor"), b.int(axis)]).result
+        if l_crop is not None or r_crop is not None:
+            start = l_crop if l_crop is not None else b.int(0)
+            end = b.size(cur, axis)
+            if r_crop is not None:
+                end = b.int_op("torch.aten.sub.int", end, r_crop)
+            cur = b.slice(cur, axis, start, end, _vtensor(grown, dtype))
+    op.results[0].replace_all_uses_with(cur)
+    op.erase()
+    return True
+
+
+def convert_torch_aten_split_with_sizes(op: ir.Operation) -> bool:
+    """torch.aten.split_with_sizes (symbolic sizes) + prim.ListUnpack -> slices at running offsets."""
+    x, sizes_list, dim = op.operands
+    sizes = _list_elements(sizes_list)
+    axis = constant_int(dim)
+    users = [u.owner for u in op.results[0].uses]
+    if (sizes is None or axis is None or all(constant_int(s) is not None for s in sizes)
+            or len(users) != 1 or users[0].name != "torch.prim.ListUnpack"):
+        return False
+    unpack = users[0]
+    b = _Builder(op)
+    rank = len(_vtensor_parts(x.type)[0])
+    axis = axis + rank if axis < 0 else axis
+    start = b.int(0)
+    for size, res in zip(sizes, unpack.results):
+        end = b.add(start, size)
+        res.replace_all_uses_with(b.slice(x, axis, start, end, res.type))
+        start = end
+    unpack.erase()
+    op.erase()
+    return True
+
+
+PATTERNS = {
+    "torch.aten.constant_pad_nd": convert_torch_aten_constant_pad_nd,
+    "torch.aten.split_with_sizes": convert_torch_aten_split_with_sizes,
+}
+
+
+@dataclass(frozen=True)
+class DecomposeSymbolicTorchOps(Pass):
+    """Rewrite torch ops with symbolic size operands into slices, full and cat."""
+
+    name = "symhlo-decompose-symbolic-torch-ops"
+    summary = "constant_pad_nd / split_with_sizes with symbolic sizes -> slice, full, cat"
+
+    def run(self, module: ir.Module) -> None:
+        ensure_upstream_registered(module.context)
+        with module.context, ir.Location.unknown():
+            # Collect first: a pattern erases ops after its root (split's ListUnpack), and touching
+            # an erased op from a stale walk crashes the process.
+            for op in [o for o in walk_ops(module.operation) if o.name in PATTERNS]:
+                PATTERNS[op.name](op)
