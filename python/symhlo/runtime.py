@@ -1,6 +1,16 @@
-"""IREE targets and the runtime side: loading a vmfb on a driver and calling it with arrays."""
+"""IREE targets and the runtime side: loading a vmfb on a driver and calling it with arrays.
+
+Transfers are explicit in both directions: inputs are copied into device buffers, and results are
+read back through a mapping when the device buffer allows one, or else through a host staging
+buffer filled by a queue copy. iree.runtime's own result transfer imports a numpy allocation into
+the device, which Vulkan drivers such as Mesa's lavapipe refuse (host pointers must be 4096-byte
+aligned); the staging copy works on every driver.
+"""
 
 from __future__ import annotations
+
+import json
+import re
 
 import numpy as np
 
@@ -14,43 +24,198 @@ TARGETS: dict[str, tuple[list[str], str]] = {
     "cuda": (["--iree-hal-target-device=cuda"], "cuda"),
     "rocm": (["--iree-hal-target-device=hip"], "hip"),
 }
+# sm_80 PTX runs on Ampere and newer through the CUDA driver's PTX JIT; IREE 3.13 has no sm_90 target.
 DEFAULT_ARCH = {"cuda": "sm_80", "rocm": "gfx942"}
 ARCH_FLAG = {"cuda": "--iree-cuda-target", "rocm": "--iree-rocm-target",
-             "cpu": "--iree-llvmcpu-target-cpu"}
+             "vulkan": "--iree-vulkan-target", "cpu": "--iree-llvmcpu-target-cpu"}
 
-_TORCH_TO_NP = {
-    "float32": np.float32, "float64": np.float64, "float16": np.float16, "int64": np.int64,
-    "int32": np.int32, "int16": np.int16, "int8": np.int8, "uint8": np.uint8, "bool": np.bool_,
+# What each driver needs on the machine, for DeviceError messages.
+DRIVER_NEEDS = {
+    "local-task": "nothing beyond iree-base-runtime",
+    "vulkan": "a Vulkan driver and loader (Debian: mesa-vulkan-drivers libvulkan1 for the lavapipe "
+              "CPU implementation, or a GPU vendor's Vulkan driver)",
+    "cuda": "an NVIDIA GPU with its driver (libcuda.so)",
+    "hip": "an AMD GPU with ROCm (libamdhip64.so)",
 }
+
+# Executable formats inside a vmfb -> the symhlo target that emits them.
+_FORMAT_TARGET = (
+    (re.compile(rb"embedded-elf-[a-z0-9_]+|system-elf-[a-z0-9_]+|vmvx-bytecode-fb"), "cpu"),
+    (re.compile(rb"vulkan-spirv-fb"), "vulkan"),
+    (re.compile(rb"cuda-nvptx-fb"), "cuda"),
+    (re.compile(rb"rocm-hsaco-fb"), "rocm"),
+)
+
+
+def target_of_driver(driver: str) -> str:
+    """The symhlo target name whose modules run on IREE driver `driver`."""
+    for target, (_, drv) in TARGETS.items():
+        if drv == driver:
+            return target
+    return "cpu" if driver.startswith("local") else driver
+
+
+def vmfb_targets(vmfb: bytes) -> list[str]:
+    """The symhlo targets a vmfb holds executables for (read from its executable format names).
+
+    Returns [] for a module without dispatches (it loads on any driver).
+    """
+    return [t for pattern, t in _FORMAT_TARGET if pattern.search(vmfb)]
+
+
+def open_device(driver: str):
+    """The (process-cached) IREE HAL device for `driver`; DeviceError naming what is missing."""
+    import iree.runtime as rt
+
+    available = sorted(rt.query_available_drivers())
+    if driver not in available:
+        raise DeviceError(f"IREE driver '{driver}' is not compiled into this iree-base-runtime "
+                          f"(it has: {', '.join(available)})")
+    try:
+        return rt.get_device(driver)
+    except Exception as e:
+        reason = " ".join(str(e).split())
+        raise DeviceError(
+            f"no device for IREE driver '{driver}' (target '{target_of_driver(driver)}'): "
+            f"{reason}. It needs {DRIVER_NEEDS.get(driver, 'its device driver')}.") from None
+
+
+def _element_type(dtype: np.dtype):
+    import iree.runtime as rt
+
+    T = rt.HalElementType
+    table = {
+        np.dtype(np.float32): T.FLOAT_32, np.dtype(np.float64): T.FLOAT_64,
+        np.dtype(np.float16): T.FLOAT_16, np.dtype(np.int64): T.SINT_64,
+        np.dtype(np.int32): T.SINT_32, np.dtype(np.int16): T.SINT_16, np.dtype(np.int8): T.SINT_8,
+        np.dtype(np.uint8): T.UINT_8, np.dtype(np.uint16): T.UINT_16,
+        np.dtype(np.uint32): T.UINT_32, np.dtype(np.uint64): T.UINT_64,
+        np.dtype(np.bool_): T.BOOL_8,
+    }
+    try:
+        return table[np.dtype(dtype)]
+    except KeyError:
+        raise SymhloError(f"arrays of dtype {np.dtype(dtype)} cannot be passed to an IREE "
+                          "module") from None
 
 
 class Runtime:
-    """An IREE runtime context holding one vmfb; one per thread (IREE contexts are not shared)."""
+    """An IREE context holding one vmfb on one driver; one per thread (IREE contexts are not shared).
 
-    def __init__(self, vmfb: bytes, driver: str):
+    Args:
+      vmfb: the compiled module.
+      driver: an IREE driver name ("local-task", "vulkan", "cuda", "hip").
+      function: the exported function to call.
+    Raises:
+      DeviceError: the driver or its device is missing, or the module was built for another target.
+      SymhloError: the bytes are not an IREE module.
+    """
+
+    def __init__(self, vmfb: bytes, driver: str, function: str = "main"):
+        import iree.runtime as rt
+
+        self.driver = driver
+        self.device = open_device(driver)
+        self.instance = rt.VmInstance()
+        try:
+            self.module = rt.VmModule.copy_buffer(self.instance, vmfb)
+        except Exception as e:
+            raise SymhloError(f"not a valid IREE module (vmfb): {' '.join(str(e).split())}") from None
+        hal = rt.create_hal_module(self.instance, self.device)
+        try:
+            self.ctx = rt.VmContext(self.instance, modules=[hal, self.module])
+        except Exception as e:
+            built = vmfb_targets(vmfb)
+            asked = target_of_driver(driver)
+            if built and asked not in built:
+                raise DeviceError(
+                    f"the module was built for target '{'/'.join(built)}', but it was asked to run "
+                    f"on target '{asked}' (IREE driver '{driver}'); recompile it with "
+                    f"target='{asked}' or run it on '{built[0]}'") from None
+            raise DeviceError(f"the module cannot load on IREE driver '{driver}': "
+                              f"{_first_line(e)}") from None
+        self.function = self.module.lookup_function(function)
+        if self.function is None:
+            raise SymhloError(f"the module has no function '{function}' "
+                              f"(it has: {', '.join(self.module.function_names)})")
+        abi = json.loads(self.function.reflection.get("iree.abi", "null") or "null") or {}
+        self._ret_descs = abi.get("r")
+
+    def __call__(self, arrays: list[np.ndarray]) -> list[np.ndarray]:
+        """Runs the function on host arrays; returns host arrays (copies, owned by numpy)."""
+        import iree.runtime as rt
+
+        args = rt.VmVariantList(len(arrays))
+        for a in arrays:
+            args.push_ref(self._to_device(np.ascontiguousarray(a)))
+        n_ret = len(self._ret_descs) if self._ret_descs is not None else 4
+        rets = rt.VmVariantList(n_ret)
+        try:
+            self.ctx.invoke(self.function, args, rets)
+        except Exception as e:
+            raise SymhloError(f"the module failed on IREE driver '{self.driver}': "
+                              f"{' '.join(str(e).split())}") from None
+        out = []
+        for i in range(len(rets)):
+            desc = self._ret_descs[i] if self._ret_descs and i < len(self._ret_descs) else None
+            out.append(self._to_host(rets, i, desc))
+        return out
+
+    # -- transfers -----------------------------------------------------------------------------
+
+    def _to_device(self, a: np.ndarray):
+        import iree.runtime as rt
+
+        et = _element_type(a.dtype)
+        if a.dtype == np.bool_:
+            a = a.view(np.int8)
+        return self.device.allocator.allocate_buffer_copy(
+            memory_type=rt.MemoryType.DEVICE_LOCAL,
+            allowed_usage=rt.BufferUsage.DEFAULT | rt.BufferUsage.MAPPING,
+            device=self.device, buffer=a, element_type=et)
+
+    def _to_host(self, rets, i: int, desc) -> np.ndarray:
         import iree.runtime as rt
 
         try:
-            self.config = rt.Config(driver)
-        except Exception as e:
-            raise DeviceError(f"IREE driver '{driver}' is not available here "
-                              f"(available: {', '.join(rt.query_available_drivers())}): {e}") from None
-        self.ctx = rt.SystemContext(config=self.config)
-        try:
-            vm_module = rt.VmModule.copy_buffer(self.ctx.instance, vmfb)
-        except Exception as e:
-            raise SymhloError(f"not a valid IREE module for driver '{driver}': {e}") from None
-        try:
-            self.ctx.add_vm_module(vm_module)
-        except Exception as e:
-            raise DeviceError(f"the module cannot load on driver '{driver}' (built for another "
-                              f"target?): {e}") from None
-        self.main = self.ctx.modules.module["main"]
+            bv = rets.get_as_object(i, rt.HalBufferView)
+        except Exception:
+            return np.asarray(rets.get_variant(i))
+        shape = tuple(bv.shape)
+        dtype = rt.HalElementType.map_to_dtype(bv.element_type)
+        if isinstance(desc, list) and len(desc) > 1 and desc[0] == "ndarray" and desc[1] == "i1":
+            want = np.dtype(np.bool_)
+        else:
+            want = np.dtype(dtype)
+        if int(np.prod(shape)) == 0:
+            return np.empty(shape, dtype=want)
+        buf = bv.get_buffer()
+        mappable = (buf.memory_type() & int(rt.MemoryType.HOST_VISIBLE)
+                    and buf.allowed_usage() & int(rt.BufferUsage.MAPPING_SCOPED))
+        if mappable:
+            mapped = bv.map()
+            host = np.array(mapped.asarray(shape, dtype), copy=True)
+        else:
+            host = self._staged_copy(buf, shape, dtype)
+        return host.astype(want) if host.dtype != want else host
 
-    def __call__(self, arrays: list[np.ndarray]) -> list[np.ndarray]:
-        results = self.main(*arrays)
-        if not isinstance(results, (tuple, list)):
-            results = [results]
-        return [np.array(r.to_host() if hasattr(r, "to_host") else r, copy=True) for r in results]
+    def _staged_copy(self, source, shape, dtype) -> np.ndarray:
+        """Device buffer -> a host-visible staging buffer (queue copy) -> a numpy copy."""
+        import iree.runtime as rt
+
+        size = source.byte_length()
+        staging = self.device.allocator.allocate_buffer(
+            memory_type=int(rt.MemoryType.HOST_LOCAL | rt.MemoryType.DEVICE_VISIBLE),
+            allowed_usage=int(rt.BufferUsage.TRANSFER_TARGET | rt.BufferUsage.MAPPING_SCOPED),
+            allocation_size=size)
+        sem = self.device.create_semaphore(0)
+        self.device.queue_copy(source, staging, wait_semaphores=rt.HalFence.create_at(sem, 0),
+                               signal_semaphores=rt.HalFence.create_at(sem, 1))
+        rt.HalFence.create_at(sem, 1).wait()
+        mapped = staging.map()
+        return np.array(mapped.asarray(shape, dtype), copy=True)
 
 
+def _first_line(e: Exception) -> str:
+    text = str(e).strip()
+    return text.splitlines()[0][:400] if text else type(e).__name__
