@@ -89,6 +89,7 @@ _PASSES: dict[str, str] = {
     "symhlo-simplify-broadcasts": "simplify_broadcasts:SimplifyBroadcasts",
     "symhlo-verify-pure-stablehlo": "verify_pure_stablehlo:VerifyPureStablehlo",
     "symhlo-prepare-for-iree": "prepare_for_iree:PrepareForIree",
+    "symhlo-lower-dynamic-windows-for-iree": "lower_dynamic_windows:LowerDynamicWindowsForIree",
 }
 
 # name -> (summary, elements). Elements may name passes, upstream passes or other pipelines.
@@ -113,8 +114,9 @@ _PIPELINES: dict[str, tuple[str, list[str]]] = {
         ["symhlo-torch-to-torch-backend-pipeline", "symhlo-torch-backend-to-stablehlo-pipeline"],
     ),
     "symhlo-stablehlo-to-iree-input-pipeline": (
-        "Pure StableHLO -> the forms IREE 3.13 compiles (tensor reshapes, broadcast hints).",
-        ["symhlo-prepare-for-iree", "canonicalize", "cse"],
+        "Pure StableHLO -> the forms IREE 3.13 compiles (tensor reshapes, broadcast hints, "
+        "linalg convs and pooling over dynamic spatial dims).",
+        ["symhlo-prepare-for-iree", "symhlo-lower-dynamic-windows-for-iree", "canonicalize", "cse"],
     ),
 }
 

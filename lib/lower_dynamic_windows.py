@@ -1,0 +1,320 @@
+"""symhlo-lower-dynamic-windows-for-iree: convolutions and pooling over `?` spatial dims -> linalg.
+
+IREE 3.13 rejects `stablehlo.convolution` and `stablehlo.reduce_window` whenever a spatial
+(windowed) dim is dynamic; a dynamic batch alone is fine and is left to IREE. This pass runs only
+on the copy handed to iree-compile (the portable artifact keeps the pure StableHLO op) and
+rewrites those ops into what IREE compiles: the padding becomes a `stablehlo.pad` with the same
+static amounts, the window op a linalg named op, and the output sizes are computed from the padded
+input with `tensor.dim` + `arith`:
+
+    %0 = stablehlo.convolution(%x, %k) dim_numbers = [b, f, 0, 1]x[o, i, 0, 1]->[b, f, 0, 1],
+           window = {stride = [2, 2], pad = [[1, 1], [1, 1]], rhs_dilate = [1, 1]}
+           {batch_group_count = 1 : i64, feature_group_count = 1 : i64}
+           : (tensor<?x3x?x?xf32>, tensor<4x3x3x3xf32>) -> tensor<?x4x?x?xf32>
+  ==>
+    %p = stablehlo.pad %x, %zero, low = [0, 0, 1, 1], high = [0, 0, 1, 1], interior = [0, 0, 0, 0]
+    %h = tensor.dim %p, %c2 ; %oh = (%h - 3) / 2 + 1       (likewise %n, %ow)
+    %e = tensor.empty(%n, %oh, %ow) : tensor<?x4x?x?xf32>
+    %f = linalg.fill ins(%cst0 : f32) outs(%e : tensor<?x4x?x?xf32>)
+    %0 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
+           ins(%p, %k : tensor<?x3x?x?xf32>, tensor<4x3x3x3xf32>) outs(%f : tensor<?x4x?x?xf32>)
+
+Covered: 1-D and 2-D convolutions in torch's layout (`[b, f, 0(, 1)]` input and output; any
+kernel layout, transposed to `[o, i, 0(, 1)]`) with any stride, padding, dilation, lhs dilation (transposed convolution, as interior padding), and
+feature groups (2-D, via `linalg.conv_2d_ngchw_gfchw`); `reduce_window` whose body is one
+`maximum` or `add` over the trailing 1 or 2 axes (max pooling, and the sums behind avg pooling),
+with padding filled with the init value as StableHLO specifies. Any other form over a dynamic
+spatial dim is reported with its location instead of being handed to IREE to fail on.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from torch_mlir import ir
+from torch_mlir.dialects import linalg, tensor
+
+from .ir_util import create, is_dynamic, walk_ops
+from .registry import Pass, PassFailure
+
+
+
+class UnsupportedWindow(Exception):
+    """A windowed op over dynamic spatial dims that this pass has no rewrite for."""
+
+
+class _Emitter:
+    """Builds index arithmetic and tensors in front of one op."""
+
+    def __init__(self, op: ir.Operation):
+        self.loc = op.location
+        self.ip = ir.InsertionPoint(op)
+        self.index = ir.IndexType.get()
+
+    def create(self, name, results, operands, attrs=None) -> ir.Value:
+        return create(name, results, operands, attrs, loc=self.loc, ip=self.ip).result
+
+    def index_const(self, v: int) -> ir.Value:
+        return self.create("arith.constant", [self.index], [],
+                           {"value": ir.IntegerAttr.get(self.index, int(v))})
+
+    def dim(self, t: ir.Value, axis: int) -> ir.Value:
+        size = ir.RankedTensorType(t.type).shape[axis]
+        if not is_dynamic(size):
+            return self.index_const(size)
+        return self.create("tensor.dim", [self.index], [t, self.index_const(axis)])
+
+    def arith(self, name: str, a: ir.Value, b: ir.Value) -> ir.Value:
+        return self.create(f"arith.{name}", [self.index], [a, b])
+
+    def window_out_size(self, padded: ir.Value, axis: int, window: int, stride: int,
+                        dilation: int) -> ir.Value:
+        """(padded - dilation * (window - 1) - 1) floordiv stride + 1, as index arithmetic."""
+        span = dilation * (window - 1) + 1
+        size = self.arith("subi", self.dim(padded, axis), self.index_const(span))
+        if stride != 1:
+            size = self.arith("divsi", size, self.index_const(stride))
+        return self.arith("addi", size, self.index_const(1))
+
+    def scalar_const(self, elt: ir.Type, value: float) -> tuple[ir.Value, ir.Value]:
+        """(arith scalar, stablehlo 0-d tensor) holding `value`."""
+        attr = (ir.FloatAttr.get(elt, value) if _is_float(elt)
+                else ir.IntegerAttr.get(elt, int(value)))
+        scalar = self.create("arith.constant", [elt], [], {"value": attr})
+        t0 = ir.RankedTensorType.get([], elt)
+        return scalar, self.create("stablehlo.constant", [t0], [],
+                                   {"value": ir.DenseElementsAttr.get_splat(t0, attr)})
+
+    def pad(self, x: ir.Value, value: ir.Value, low: list[int], high: list[int],
+            interior: list[int]) -> ir.Value:
+        """stablehlo.pad with static amounts; returns `x` when there is nothing to pad."""
+        if not any(low) and not any(high) and not any(interior):
+            return x
+        src = ir.RankedTensorType(x.type)
+        shape = [s if is_dynamic(s) else s + lo + hi + max(s - 1, 0) * it
+                 for s, lo, hi, it in zip(src.shape, low, high, interior)]
+        result = ir.RankedTensorType.get(shape, src.element_type)
+        arr = ir.DenseI64ArrayAttr.get
+        return self.create("stablehlo.pad", [result], [x, value],
+                           {"edge_padding_low": arr(low), "edge_padding_high": arr(high),
+                            "interior_padding": arr(interior)})
+
+    def filled(self, result_t: ir.RankedTensorType, sizes: list[ir.Value],
+               init: ir.Value) -> ir.Value:
+        """tensor.empty of `result_t` (dynamic extents from `sizes`) filled with `init`."""
+        mixed = [sizes[i] if is_dynamic(s) else s for i, s in enumerate(result_t.shape)]
+        with self.loc, self.ip:
+            empty = tensor.empty(mixed, result_t.element_type)
+            return linalg.fill(init, outs=[empty])
+
+
+def _is_float(t: ir.Type) -> bool:
+    return isinstance(t, (ir.F16Type, ir.F32Type, ir.F64Type, ir.BF16Type))
+
+
+def _i64s(op: ir.Operation, name: str, rank: int, default: int) -> list[int]:
+    if name not in op.attributes:
+        return [default] * rank
+    return [int(v) for v in ir.DenseI64ArrayAttr(op.attributes[name])]
+
+
+def _padding(op: ir.Operation, rank: int) -> tuple[list[int], list[int]]:
+    if "padding" not in op.attributes:
+        return [0] * rank, [0] * rank
+    flat = [int(v) for v in ir.DenseIntElementsAttr(op.attributes["padding"])]
+    return flat[0::2], flat[1::2]
+
+
+def _dynamic_spatial(op: ir.Operation, spatial_axes: list[int]) -> bool:
+    shape = ir.RankedTensorType(op.operands[0].type).shape
+    return any(is_dynamic(shape[a]) for a in spatial_axes)
+
+
+# ---------------------------------------------------------------------------------------------
+# stablehlo.convolution
+
+
+def conv_kernel_permutation(op: ir.Operation) -> list[int] | None:
+    """For torch's `[b, f, 0, ..]` input and output layout, the permutation that brings the kernel
+    to `[o, i, 0, ..]` (identity for conv, `[2, 3, 0, 1]` for the HWOI kernel of a transposed
+    conv); None for any other input or output layout."""
+    text = str(op.attributes["dimension_numbers"])
+    m = re.fullmatch(r"#stablehlo\.conv<\[(.*)\]x\[(.*)\]->\[(.*)\]>", text)
+    if not m:
+        return None
+    lhs, rhs, out = ([t.strip() for t in part.split(",")] for part in m.groups())
+    nsp = len(lhs) - 2
+    canonical = ["b", "f"] + [str(i) for i in range(nsp)]
+    if lhs != canonical or out != canonical or sorted(rhs) != sorted(["o", "i"] + canonical[2:]):
+        return None
+    return [rhs.index(t) for t in ["o", "i"] + canonical[2:]]
+
+
+def convert_stablehlo_convolution(op: ir.Operation) -> bool:
+    """stablehlo.convolution over `?` spatial dims -> stablehlo.pad + linalg.conv_{1d_ncw_fcw,
+    2d_nchw_fchw, 2d_ngchw_gfchw}. Returns False when no spatial dim is dynamic."""
+    lhs_t = ir.RankedTensorType(op.operands[0].type)
+    nsp = lhs_t.rank - 2
+    if not _dynamic_spatial(op, list(range(2, lhs_t.rank))):
+        return False
+    perm = conv_kernel_permutation(op)
+    if perm is None:
+        raise UnsupportedWindow(f"layout {op.attributes['dimension_numbers']} (only torch's "
+                                "[b, f, spatial] input and output)")
+    groups = ir.IntegerAttr(op.attributes["feature_group_count"]).value
+    if ir.IntegerAttr(op.attributes["batch_group_count"]).value != 1:
+        raise UnsupportedWindow("batch_group_count != 1")
+    if "window_reversal" in op.attributes and any(
+            ir.DenseBoolArrayAttr(op.attributes["window_reversal"])):
+        raise UnsupportedWindow("window_reversal")
+    x, k = op.operands
+    if not ir.RankedTensorType(k.type).has_static_shape:
+        raise UnsupportedWindow("a kernel with dynamic shape")
+    result_t = ir.RankedTensorType(op.results[0].type)
+    if groups != 1 and nsp != 2:
+        raise UnsupportedWindow(f"feature_group_count = {groups} on a {nsp}-D convolution")
+    strides = _i64s(op, "window_strides", nsp, 1)
+    lhs_dil = _i64s(op, "lhs_dilation", nsp, 1)
+    rhs_dil = _i64s(op, "rhs_dilation", nsp, 1)
+    low, high = _padding(op, nsp)
+    elt = result_t.element_type
+
+    e = _Emitter(op)
+    if perm != sorted(perm):
+        src_shape = ir.RankedTensorType(k.type).shape
+        k_oi = ir.RankedTensorType.get([src_shape[p] for p in perm], elt)
+        k = e.create("stablehlo.transpose", [k_oi], [k],
+                     {"permutation": ir.DenseI64ArrayAttr.get(perm)})
+    k_t = ir.RankedTensorType(k.type)
+    zero, zero_t = e.scalar_const(elt, 0.0)
+    padded = e.pad(x, zero_t, [0, 0] + low, [0, 0] + high, [0, 0] + [d - 1 for d in lhs_dil])
+    window = k_t.shape[2:]
+    sizes = [e.dim(x, 0), None] + [
+        e.window_out_size(padded, 2 + i, window[i], strides[i], rhs_dil[i]) for i in range(nsp)]
+    with e.loc, e.ip:
+        if groups == 1:
+            out = e.filled(result_t, sizes, zero)
+            named = linalg.conv_1d_ncw_fcw if nsp == 1 else linalg.conv_2d_nchw_fchw
+            new = named(padded, k, outs=[out], strides=strides, dilations=rhs_dil)
+        else:
+            new = _grouped_conv_2d(e, padded, k, result_t, sizes, zero, groups, strides, rhs_dil)
+    op.results[0].replace_all_uses_with(new)
+    op.erase()
+    return True
+
+
+def _grouped_conv_2d(e: _Emitter, padded: ir.Value, k: ir.Value, result_t: ir.RankedTensorType,
+                     sizes: list, zero: ir.Value, groups: int, strides, dilations) -> ir.Value:
+    """N x (G*C) x H x W  conv  (G*F) x C x KH x KW  via linalg.conv_2d_ngchw_gfchw."""
+    p_t, k_t = ir.RankedTensorType(padded.type), ir.RankedTensorType(k.type)
+    n, c, h, w = p_t.shape
+    f_total, c_per, kh, kw = k_t.shape
+    elt = result_t.element_type
+    x5_shape = [n, groups, c // groups, h, w]
+    x5_t = ir.RankedTensorType.get(x5_shape, elt)
+    dyn_sizes = [e.dim(padded, a) for a in (0, 2, 3) if is_dynamic(p_t.shape[a])]
+    x5 = tensor.expand_shape(x5_t, padded, [[0], [1, 2], [3], [4]], dyn_sizes, x5_shape)
+    k5_t = ir.RankedTensorType.get([groups, f_total // groups, c_per, kh, kw], elt)
+    k5 = e.create("stablehlo.reshape", [k5_t], [k])
+    o5_shape = [result_t.shape[0], groups, f_total // groups, result_t.shape[2], result_t.shape[3]]
+    o5_t = ir.RankedTensorType.get(o5_shape, elt)
+    o5_sizes = [sizes[0], None, None, sizes[2], sizes[3]]
+    out = e.filled(o5_t, o5_sizes, zero)
+    conv = linalg.conv_2d_ngchw_gfchw(x5, k5, outs=[out], strides=strides, dilations=dilations)
+    return tensor.collapse_shape(result_t, conv, [[0], [1, 2], [3], [4]])
+
+
+# ---------------------------------------------------------------------------------------------
+# stablehlo.reduce_window
+
+_POOLING = {
+    ("stablehlo.maximum", 1): "pooling_ncw_max",
+    ("stablehlo.maximum", 2): "pooling_nchw_max",
+    ("stablehlo.add", 1): "pooling_ncw_sum",
+    ("stablehlo.add", 2): "pooling_nchw_sum",
+}
+
+
+def reduce_window_body(op: ir.Operation) -> str | None:
+    """The name of the single binary op combining the two block arguments, or None."""
+    block = op.regions[0].blocks[0]
+    ops = [o.operation for o in block.operations]
+    if len(ops) != 2 or ops[1].name != "stablehlo.return":
+        return None
+    body = ops[0]
+    if len(body.operands) != 2 or not all(isinstance(v.owner, ir.Block) for v in body.operands):
+        return None
+    if len(body.results) != 1 or ops[1].operands[0] != body.results[0]:
+        return None
+    return body.name
+
+
+def convert_stablehlo_reduce_window(op: ir.Operation) -> bool:
+    """stablehlo.reduce_window (max/add over trailing spatial axes) with `?` windowed dims ->
+    stablehlo.pad (with the init value) + linalg.pooling_{nchw,ncw}_{max,sum}. Returns False when
+    no windowed dim is dynamic."""
+    x_t = ir.RankedTensorType(op.operands[0].type)
+    rank = x_t.rank
+    window = _i64s(op, "window_dimensions", rank, 1)
+    strides = _i64s(op, "window_strides", rank, 1)
+    base_dil = _i64s(op, "base_dilations", rank, 1)
+    win_dil = _i64s(op, "window_dilations", rank, 1)
+    low, high = _padding(op, rank)
+    windowed = [a for a in range(rank) if window[a] != 1 or strides[a] != 1 or low[a] or high[a]]
+    if not _dynamic_spatial(op, windowed):
+        return False
+    if len(op.operands) != 2:
+        raise UnsupportedWindow("a variadic reduce_window")
+    if rank not in (3, 4) or any(a < 2 for a in windowed):
+        raise UnsupportedWindow(f"windows over axes {windowed} of a rank-{rank} tensor "
+                                "(only the trailing spatial axes of NCW / NCHW)")
+    if any(d != 1 for d in base_dil):
+        raise UnsupportedWindow("base_dilations != 1")
+    body = reduce_window_body(op)
+    nsp = rank - 2
+    named = _POOLING.get((body, nsp))
+    if named is None:
+        raise UnsupportedWindow(f"a body of '{body}' (only stablehlo.maximum and stablehlo.add)")
+    x, init_t = op.operands
+    result_t = ir.RankedTensorType(op.results[0].type)
+    e = _Emitter(op)
+    init = e.create("tensor.extract", [result_t.element_type], [init_t])
+    padded = e.pad(x, init_t, [0, 0] + low[2:], [0, 0] + high[2:], [0] * rank)
+    sizes = [e.dim(x, 0), e.dim(x, 1)] + [
+        e.window_out_size(padded, a, window[a], strides[a], win_dil[a]) for a in range(2, rank)]
+    out = e.filled(result_t, sizes, init)
+    with e.loc, e.ip:
+        kernel = tensor.empty(window[2:], result_t.element_type)
+        new = getattr(linalg, named)(padded, kernel, outs=[out], strides=strides[2:],
+                                     dilations=win_dil[2:])
+    op.results[0].replace_all_uses_with(new)
+    op.erase()
+    return True
+
+
+@dataclass(frozen=True)
+class LowerDynamicWindowsForIree(Pass):
+    """Rewrite convolution / reduce_window over dynamic spatial dims into linalg named ops."""
+
+    name = "symhlo-lower-dynamic-windows-for-iree"
+    summary = ("stablehlo.convolution / reduce_window over `?` spatial dims -> stablehlo.pad + "
+               "linalg conv and pooling ops (IREE 3.13 rejects the StableHLO forms)")
+
+    def run(self, module: ir.Module) -> None:
+        converters = {"stablehlo.convolution": convert_stablehlo_convolution,
+                      "stablehlo.reduce_window": convert_stablehlo_reduce_window}
+        diags = []
+        with module.context, ir.Location.unknown():
+            for op in walk_ops(module.operation):
+                convert = converters.get(op.name)
+                if convert is None:
+                    continue
+                loc = str(op.location)
+                try:
+                    convert(op)
+                except UnsupportedWindow as e:
+                    diags.append((loc, f"'{op.name}' over dynamic spatial dims with {e} has no "
+                                       f"IREE lowering ({self.name})"))
+        if diags:
+            raise PassFailure(f"{len(diags)} windowed op(s) cannot be lowered for IREE", diags)
