@@ -72,7 +72,9 @@ def import_exported_program(ep: torch.export.ExportedProgram, *,
     Weights are imported as inline dense constants (not `dense_resource`), which the portable
     artifact accepts.
     """
-    ep = ep.run_decompositions(get_decomposition_table())
+    from .decompositions import symhlo_decompositions
+
+    ep = ep.run_decompositions({**get_decomposition_table(), **symhlo_decompositions()})
     ctx = new_context()
     importer = FxImporter(context=ctx)
     importer.import_frozen_program(ep, func_name=func_name,
