@@ -7,7 +7,6 @@ spelling (Dim names) and checks a call's actual sizes before anything runs.
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
@@ -17,10 +16,19 @@ from .errors import ShapeError
 
 INT_MAX = 2**63 - 1
 
+_STATIC, _SYM, _EXPR = 0, 1, 2
+
 
 @dataclass
 class Dim:
-    """One symbolic size: its name, inclusive range (max None = unbounded), where it binds."""
+    """One symbolic size.
+
+    Attributes:
+      name: the user's name for it (a torch.export Dim name, a symhlo.Input dims name) or torch's.
+      min, max: inclusive range; max None means unbounded.
+      bindings: (input, axis) pairs whose size is exactly this symbol.
+      derived: (input, axis, expression) triples whose size is an expression of it (`2*h`).
+    """
 
     name: str
     min: int
@@ -28,10 +36,15 @@ class Dim:
     bindings: list[tuple[str, int]] = field(default_factory=list)
     derived: list[tuple[str, int, str]] = field(default_factory=list)
 
+    @property
+    def unbounded(self) -> bool:
+        return self.max is None
+
     def __repr__(self) -> str:
         hi = "inf" if self.max is None else self.max
         where = ", ".join(f"{i}[{a}]" for i, a in self.bindings) or "-"
-        return f"Dim({self.name}: [{self.min}, {hi}] at {where})"
+        derived = "".join(f", {i}[{a}] = {e}" for i, a, e in self.derived)
+        return f"Dim({self.name}: [{self.min}, {hi}] at {where}{derived})"
 
 
 @dataclass
@@ -52,6 +65,20 @@ def _render(e: Any, names: dict[str, str]) -> str:
     return str(e.xreplace({s: sympy.Symbol(names.get(str(s), str(s))) for s in e.free_symbols}))
 
 
+def _linear(e, sym) -> tuple[int, int] | None:
+    """(a, b) where e == a*sym + b with integer a != 0, b; else None."""
+    try:
+        p = sympy.Poly(e, sym)
+    except (sympy.PolynomialError, sympy.GeneratorsNeeded):
+        return None
+    if p.degree() != 1:
+        return None
+    a, b = (p.all_coeffs() + [0])[:2]
+    if not (a.is_Integer and sympy.sympify(b).is_Integer) or a == 0:
+        return None
+    return int(a), int(b)
+
+
 class SymbolTable:
     """Symbols, their ranges, and the input specs that bind them; checks actual shapes."""
 
@@ -62,13 +89,19 @@ class SymbolTable:
         self.names = dict(names or {})  # internal symbol name -> user's name
         for s in ranges:
             self.names.setdefault(s, s)
+        self._plan = None
+
+    def invalidate(self) -> None:
+        """Call after editing inputs/ranges/names in place: the check plan is rebuilt."""
+        self._plan = None
 
     # -- description ----------------------------------------------------------------------------
 
     def dims(self) -> list[Dim]:
+        """Each symbol with its range, bindings (input, axis) and derived expressions."""
         out: dict[str, Dim] = {}
         for s, (lo, hi) in self.ranges.items():
-            out[s] = Dim(self.names[s], lo, hi)
+            out[s] = Dim(self.names.get(s, s), lo, hi)
         for spec in self.inputs:
             for axis, e in enumerate(spec.shape):
                 if isinstance(e, int):
@@ -76,7 +109,7 @@ class SymbolTable:
                 if isinstance(e, sympy.Symbol) and str(e) in out:
                     out[str(e)].bindings.append((spec.name, axis))
                 else:
-                    for s in e.free_symbols:
+                    for s in sorted(e.free_symbols, key=str):
                         if str(s) in out:
                             out[str(s)].derived.append((spec.name, axis, _render(e, self.names)))
         return sorted(out.values(), key=lambda d: (not d.bindings, d.name))
@@ -92,7 +125,7 @@ class SymbolTable:
 
     @classmethod
     def from_json(cls, data: dict) -> "SymbolTable":
-        inputs = [InputSpec(i["name"], i["dtype"],
+        inputs = [InputSpec(str(i["name"]), str(i["dtype"]),
                             [s if isinstance(s, int) else sympy.sympify(s, locals=_locals(s))
                              for s in i["shape"]])
                   for i in data["inputs"]]
@@ -100,6 +133,7 @@ class SymbolTable:
         return cls(inputs, ranges, data.get("names"))
 
     def table(self) -> str:
+        """The dims as a text table: symbol, min, max, binds, derived."""
         rows = [("symbol", "min", "max", "binds", "derived")]
         for d in self.dims():
             rows.append((d.name, str(d.min), "inf" if d.max is None else str(d.max),
@@ -108,78 +142,177 @@ class SymbolTable:
         widths = [max(len(r[c]) for r in rows) for c in range(5)]
         return "\n".join("  ".join(r[c].ljust(widths[c]) for c in range(5)).rstrip() for r in rows)
 
+    def describe(self) -> str:
+        """`x (b, 16); y (2*h,)`: each input's shape in the user's names."""
+        return "; ".join(f"{i.name} {i.shape_str(self.names)}" for i in self.inputs)
+
     # -- checking -------------------------------------------------------------------------------
 
-    def check(self, shapes: Sequence[Sequence[int]], dtypes: Sequence[str] | None = None) -> dict[str, int]:
-        """Checks actual input shapes; returns the symbol values. Raises ShapeError otherwise."""
-        if len(shapes) != len(self.inputs):
-            raise ShapeError(f"expected {len(self.inputs)} tensor input(s) "
-                             f"({', '.join(i.name for i in self.inputs)}), got {len(shapes)}")
-        values: dict[str, int] = {}
-        where: dict[str, tuple[str, int]] = {}
-        for spec, shape, k in zip(self.inputs, shapes, range(len(shapes))):
-            if dtypes is not None and dtypes[k] != spec.dtype:
-                raise ShapeError(f"{spec.name}: dtype is {dtypes[k]}, expected {spec.dtype}")
-            if len(shape) != len(spec.shape):
-                raise ShapeError(f"{spec.name}: rank is {len(shape)}, expected {len(spec.shape)} "
-                                 f"(shape {spec.shape_str(self.names)})")
-            for axis, (e, v) in enumerate(zip(spec.shape, shape)):
+    def _build_plan(self):
+        plan = []
+        for spec in self.inputs:
+            axes = []
+            for e in spec.shape:
                 if isinstance(e, int):
-                    if v != e:
-                        raise ShapeError(f"{spec.name}: axis {axis} is {v}, expected {e} (static)")
+                    axes.append((_STATIC, e))
                 elif isinstance(e, sympy.Symbol):
-                    s = str(e)
-                    if s in values and values[s] != v:
-                        oi, oa = where[s]
-                        raise ShapeError(
-                            f"{spec.name}: axis {axis} is {v}, but {oi}: axis {oa} is {values[s]}; "
-                            f"both are '{self.names[s]}' and must be equal")
-                    values.setdefault(s, v)
-                    where.setdefault(s, (spec.name, axis))
-        # Solve single-unknown derived expressions (2*h, h+1) for symbols bound nowhere directly.
-        for spec, shape in zip(self.inputs, shapes):
-            for axis, (e, v) in enumerate(zip(spec.shape, shape)):
-                if isinstance(e, int) or isinstance(e, sympy.Symbol):
+                    axes.append((_SYM, str(e)))
+                else:
+                    syms = sorted(e.free_symbols, key=str)
+                    lin = _linear(e, syms[0]) if len(syms) == 1 else None
+                    axes.append((_EXPR, e, [str(s) for s in syms], lin, _render(e, self.names)))
+            plan.append((spec.name, spec.dtype, len(spec.shape), axes))
+        self._plan = plan
+        return plan
+
+    def check(self, shapes: Sequence[Sequence[int]], dtypes: Sequence[str] | None = None) -> dict[str, int]:
+        """Checks actual input shapes (and dtypes) before anything runs.
+
+        Args:
+          shapes: one shape per tensor input, in order.
+          dtypes: optional dtype names ("float32") per input.
+        Returns:
+          the value of each symbol, keyed by internal name.
+        Raises:
+          ShapeError: naming the input, the axis, the value and the rule it breaks.
+        """
+        plan = self._plan or self._build_plan()
+        if len(shapes) != len(plan):
+            raise ShapeError(f"expected {len(plan)} tensor input(s) "
+                             f"({', '.join(p[0] for p in plan)}), got {len(shapes)}")
+        values: dict[str, int] = {}
+        where: dict[str, tuple] = {}
+        pending = []
+        for k, ((name, dtype, rank, axes), shape) in enumerate(zip(plan, shapes)):
+            if dtypes is not None and dtypes[k] != dtype:
+                raise ShapeError(f"{name}: dtype is {dtypes[k]}, expected {dtype}")
+            if len(shape) != rank:
+                raise ShapeError(f"{name}: rank is {len(shape)}, expected {rank} "
+                                 f"(shape {self.inputs[k].shape_str(self.names)})")
+            for axis, (ax, v) in enumerate(zip(axes, shape)):
+                kind = ax[0]
+                if kind == _STATIC:
+                    if v != ax[1]:
+                        raise ShapeError(f"{name}: axis {axis} is {v}, expected {ax[1]} (static)")
+                elif kind == _SYM:
+                    s = ax[1]
+                    if s in values:
+                        if values[s] != v:
+                            oi, oa = where[s][:2]
+                            raise ShapeError(
+                                f"{name}: axis {axis} is {v}, but {oi}: axis {oa} is {values[s]}; "
+                                f"both are '{self.names.get(s, s)}' and must be equal")
+                    else:
+                        values[s] = v
+                        where[s] = (name, axis, None)
+                else:
+                    pending.append((name, axis, v, ax))
+        # Solve derived sizes (2*h, h+1) for symbols bound nowhere directly.
+        progress = True
+        while progress:
+            progress = False
+            for name, axis, v, (_, e, syms, lin, text) in pending:
+                unknown = [s for s in syms if s not in values]
+                if len(unknown) != 1:
                     continue
-                unknown = [s for s in e.free_symbols if str(s) not in values]
-                if len(unknown) == 1:
-                    sols = [x for x in sympy.solve(sympy.Eq(e, v), unknown[0])
-                            if x.is_integer]
-                    if not sols:
-                        raise ShapeError(f"{spec.name}: axis {axis} is {v}, but must be "
-                                         f"{_render(e, self.names)} for an integer "
-                                         f"'{self.names[str(unknown[0])]}'")
-                    values[str(unknown[0])] = int(sols[0])
-                    where[str(unknown[0])] = (spec.name, axis)
+                s = unknown[0]
+                if lin is not None:
+                    q, r = divmod(v - lin[1], lin[0])
+                    sol = None if r else q
+                else:
+                    sols = [x for x in sympy.solve(sympy.Eq(e.xreplace(
+                        {x: values[str(x)] for x in e.free_symbols if str(x) in values}), v),
+                        [x for x in e.free_symbols if str(x) == s][0]) if x.is_integer]
+                    sol = int(sols[0]) if sols else None
+                if sol is None:
+                    raise ShapeError(f"{name}: axis {axis} is {v}, but must be {text} "
+                                     f"for some integer {self.names.get(s, s)}")
+                values[s] = sol
+                where[s] = (name, axis, v)
+                progress = True
         for s, v in values.items():
             lo, hi = self.ranges.get(s, (0, None))
-            name = self.names.get(s, s)
-            i, a = where[s]
-            axis_v = shapes[[x.name for x in self.inputs].index(i)][a]
-            subject = (f"{i}: axis {a} is {axis_v}" if axis_v == v else
-                       f"{i}: axis {a} is {axis_v}, so {name} = {v}")
+            if v >= lo and (hi is None or v <= hi):
+                continue
+            user = self.names.get(s, s)
+            i, a, derived_from = where[s]
+            subject = (f"{i}: axis {a} is {v}" if derived_from is None else
+                       f"{i}: axis {a} is {derived_from}, so {user} = {v}")
             if v < lo:
-                raise ShapeError(f"{subject}, below min {lo} of '{name}'")
-            if hi is not None and v > hi:
-                raise ShapeError(f"{subject}, above max {hi} of '{name}'")
-        for spec, shape in zip(self.inputs, shapes):
-            for axis, (e, v) in enumerate(zip(spec.shape, shape)):
-                if isinstance(e, int) or isinstance(e, sympy.Symbol):
+                raise ShapeError(f"{subject}, below min {lo} of '{user}'")
+            raise ShapeError(f"{subject}, above max {hi} of '{user}'")
+        for name, axis, v, (_, e, syms, lin, text) in pending:
+            if lin is not None and syms[0] in values:
+                want = lin[0] * values[syms[0]] + lin[1]
+            else:
+                got = e.xreplace({x: values[str(x)] for x in e.free_symbols if str(x) in values})
+                if not got.is_number:
                     continue
-                want = e.xreplace({s: values[str(s)] for s in e.free_symbols if str(s) in values})
-                if want.is_number and int(want) != v:
-                    raise ShapeError(f"{spec.name}: axis {axis} is {v}, but must be "
-                                     f"{_render(e, self.names)} = {int(want)}")
+                want = int(got)
+            if want != v:
+                given = ", ".join(f"{self.names.get(s, s)} = {values[s]} from "
+                                  f"{where[s][0]}: axis {where[s][1]}" for s in syms if s in values)
+                raise ShapeError(f"{name}: axis {axis} is {v}, but must be {text} = {want} ({given})")
         return values
+
+    # -- combining ------------------------------------------------------------------------------
+
+    @classmethod
+    def union(cls, tables: Sequence["SymbolTable"]) -> "SymbolTable":
+        """One table accepting what any of `tables` accepts (same inputs): for describing profiles.
+
+        Axes static and equal in every table stay static; others become the symbol of the
+        first table where they are symbolic (by its user name), with the union of the ranges.
+        """
+        first = tables[0]
+        inputs, ranges, names = [], {}, {}
+        for k, spec in enumerate(first.inputs):
+            shape = []
+            for axis in range(len(spec.shape)):
+                entries = [(t, t.inputs[k].shape[axis]) for t in tables]
+                if all(isinstance(e, int) for _, e in entries) and len({e for _, e in entries}) == 1:
+                    shape.append(entries[0][1])
+                    continue
+                sym_name = next((t.names.get(str(e), str(e)) for t, e in entries
+                                 if isinstance(e, sympy.Symbol)), f"{spec.name}_{axis}")
+                lo, hi, unbounded = None, None, False
+                for t, e in entries:
+                    if isinstance(e, int):
+                        elo, ehi = e, e
+                    elif isinstance(e, sympy.Symbol):
+                        elo, ehi = t.ranges.get(str(e), (0, None))
+                    else:
+                        elo, ehi = 0, None
+                    lo = elo if lo is None else min(lo, elo)
+                    unbounded = unbounded or ehi is None
+                    hi = ehi if hi is None else max(hi, ehi or 0)
+                if sym_name in ranges:
+                    plo, phi = ranges[sym_name]
+                    lo = min(lo, plo)
+                    unbounded = unbounded or phi is None
+                    hi = max(hi, phi or 0)
+                ranges[sym_name] = (lo, None if unbounded else hi)
+                names[sym_name] = sym_name
+                shape.append(sympy.Symbol(sym_name, integer=True, positive=True))
+            inputs.append(InputSpec(spec.name, spec.dtype, shape))
+        return cls(inputs, ranges, names)
 
 
 def _locals(text: str) -> dict:
     import re
-    return {n: sympy.Symbol(n, integer=True, positive=True) for n in re.findall(r"[A-Za-z_]\w*", text)}
+    return {n: sympy.Symbol(n, integer=True, positive=True) for n in re.findall(r"[A-Za-z_]\w*", text)
+            if n not in ("Mod", "floor", "ceiling", "Max", "Min")}
 
 
 def from_exported_program(ep, user_names: dict[str, str] | None = None) -> SymbolTable:
-    """Builds the symbol table of `ep`'s user tensor inputs."""
+    """Builds the symbol table of `ep`'s user tensor inputs.
+
+    Args:
+      ep: a torch.export.ExportedProgram.
+      user_names: internal symbol (s27) -> the user's name for it.
+    Returns:
+      a SymbolTable.
+    """
     import torch
 
     sig = ep.graph_signature
@@ -203,9 +336,8 @@ def from_exported_program(ep, user_names: dict[str, str] | None = None) -> Symbo
     for sym, vr in ep.range_constraints.items():
         if not isinstance(sym, sympy.Symbol):
             continue
-        # torch's int_oo claims is_finite; only a sympy Integer is a real bound.
-        lo = int(vr.lower) if isinstance(vr.lower, sympy.Integer) else 0
-        hi = int(vr.upper) if isinstance(vr.upper, sympy.Integer) and int(vr.upper) < INT_MAX else None
+        lo = int(vr.lower) if vr.lower.is_finite else 0
+        hi = int(vr.upper) if vr.upper.is_finite and int(vr.upper) < INT_MAX else None
         ranges[str(sym)] = (lo, hi)
     used = {str(s) for i in inputs for e in i.shape if not isinstance(e, int) for s in e.free_symbols}
     ranges = {s: r for s, r in ranges.items() if s in used}
@@ -213,9 +345,15 @@ def from_exported_program(ep, user_names: dict[str, str] | None = None) -> Symbo
 
 
 def user_names(ep, dynamic_shapes, args=(), kwargs=None) -> dict[str, str]:
-    """Maps ep's internal symbols (s27) to the user's Dim names, following `dynamic_shapes`."""
+    """Maps ep's internal symbols (s27) to the user's Dim names, following `dynamic_shapes`.
+
+    Args:
+      ep: the ExportedProgram.
+      dynamic_shapes: what the user passed to torch.export (tuple/list/dict, Dims, derived dims).
+    Returns:
+      {internal symbol: user name}.
+    """
     import inspect
-    import torch
 
     if dynamic_shapes is None:
         return {}

@@ -128,7 +128,12 @@ def export(model_or_ep, args: Sequence | None = None, *, kwargs: dict | None = N
         with timer.stage(Stage.EXPORT):
             ep = _export_module(model_or_ep, args, kwargs, dynamic_shapes)
         names = {**user_names(ep, dynamic_shapes, args, kwargs), **names}
-    return lower_exported_program(ep, names=names, timer=timer)
+    prog = lower_exported_program(ep, names=names, timer=timer)
+    if inputs is not None and not isinstance(model_or_ep, torch.export.ExportedProgram):
+        from .inputs import apply_input_names
+
+        apply_input_names(prog.symbols, inputs)  # Input(name=...) names the input in messages
+    return prog
 
 
 def lower_exported_program(ep, *, names: dict[str, str] | None = None,

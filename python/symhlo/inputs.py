@@ -1,10 +1,14 @@
-"""symhlo.Input: Torch-TensorRT-style shape ranges (min/opt/max), named and shared symbols."""
+"""symhlo.Input: Torch-TensorRT-style shape ranges (min/opt/max), named and shared symbols, profiles."""
 
 from __future__ import annotations
 
+import keyword
+from dataclasses import dataclass
 from typing import Any, Sequence
 
 import torch
+
+_PROFILE_KEYS = ("min_shape", "opt_shape", "max_shape")
 
 
 class Input:
@@ -12,84 +16,138 @@ class Input:
 
     An axis is dynamic where min != max and unbounded where max is None. Symbols are named by
     `dims=("batch", None)` or by strings in `shape=("batch", 16)`; the same name on several
-    inputs is one shared symbol.
+    inputs is one shared symbol. `profiles=[dict(min_shape=, opt_shape=, max_shape=), ...]`
+    declares disjoint optimization profiles: `symhlo.compile` builds one variant per profile and
+    dispatches each call to the first profile that fits.
 
     Args:
-      shape: a static shape, or one with names for dynamic axes (then min/max come from
-        min_shape/max_shape or default to [1, unbounded]).
+      shape: a static shape (`(1, 3, 224, 224)`), or one naming dynamic axes (`("batch", 16)`;
+        a name or None marks an axis dynamic in [1, unbounded) unless min/max_shape say otherwise).
       min_shape, opt_shape, max_shape: per-axis ranges; max entries may be None (unbounded).
+        `opt_shape` alone means a static shape; `opt_shape` defaults to `min_shape`.
       dtype: the torch dtype.
-      name: the input's name in error messages.
+      name: the input's name in error messages (defaults to the model's parameter name).
       dims: a symbol name (or None) per axis.
-      profiles: disjoint optimization profiles, each a dict(min_shape=, opt_shape=, max_shape=).
+      profiles: optimization profiles, each a dict(min_shape=, opt_shape=, max_shape=).
+    Raises:
+      ValueError: quoting the argument that is wrong (ranks differ, min > opt, bad name, ...).
     """
 
     def __init__(self, shape: Sequence | None = None, *, min_shape: Sequence | None = None,
                  opt_shape: Sequence | None = None, max_shape: Sequence | None = None,
                  dtype: torch.dtype = torch.float32, name: str | None = None,
                  dims: Sequence | None = None, profiles: Sequence[dict] | None = None):
-        self.dtype = dtype
+        if name is not None and not isinstance(name, str):
+            raise ValueError(f"Input: name={name!r} must be a string")
         self.name = name
-        self.profiles = [dict(p) for p in profiles] if profiles else None
-        if self.profiles:
-            first = self.profiles[0]
-            min_shape = min_shape or first.get("min_shape")
-            opt_shape = opt_shape or first.get("opt_shape")
-            max_shape = max_shape or first.get("max_shape")
-            # The union of all profiles is the range exported.
-            ranks = {len(p["min_shape"]) for p in self.profiles} | {len(p["max_shape"]) for p in self.profiles}
-            if len(ranks) != 1:
-                raise ValueError(f"Input{_quote(name)}: profiles have different ranks: {self.profiles}")
-            rank = ranks.pop()
-            min_shape = [min(p["min_shape"][i] for p in self.profiles) for i in range(rank)]
-            max_shape = [None if any(p["max_shape"][i] is None for p in self.profiles)
-                         else max(p["max_shape"][i] for p in self.profiles) for i in range(rank)]
-            opt_shape = list(first.get("opt_shape") or first["min_shape"])
-        names: list[str | None]
+        where = f"Input{_quote(name)}"
+        if not isinstance(dtype, torch.dtype):
+            raise ValueError(f"{where}: dtype={dtype!r} is not a torch.dtype (e.g. torch.float32)")
+        self.dtype = dtype
+        shape_names, static = (None, None)
         if shape is not None:
-            names = [s if isinstance(s, str) else None for s in shape]
-            static = [s if isinstance(s, int) else None for s in shape]
-            if min_shape is None:
-                min_shape = [s if s is not None else 1 for s in static]
-            if max_shape is None:
-                max_shape = [s if s is not None else None for s in static]
-            if opt_shape is None:
-                opt_shape = [s if s is not None else max(2, min_shape[i]) for i, s in enumerate(static)]
+            shape = _seq(where, "shape", shape)
+            for i, s in enumerate(shape):
+                if not (s is None or isinstance(s, str) or _is_size(s)):
+                    raise ValueError(f"{where}: shape={_show(shape)} has {s!r} at axis {i}; "
+                                     "use an int >= 0, a symbol name, or None")
+            for i, s in enumerate(shape):
+                if isinstance(s, str) and not _is_name(s):
+                    raise ValueError(f"{where}: shape={_show(shape)} has {s!r} at axis {i}; a symbol "
+                                     "name must be a Python identifier")
+            shape_names = [s if isinstance(s, str) else None for s in shape]
+            static = [int(s) if _is_size(s) else None for s in shape]
+        names = self._names(where, shape_names, dims, shape)
+
+        if profiles is not None:
+            if any(x is not None for x in (min_shape, opt_shape, max_shape)):
+                raise ValueError(f"{where}: give either profiles= or min_shape/opt_shape/max_shape, "
+                                 "not both")
+            if isinstance(profiles, dict) or not isinstance(profiles, (list, tuple)) or not profiles:
+                raise ValueError(f"{where}: profiles={profiles!r} must be a non-empty list of "
+                                 "dict(min_shape=, opt_shape=, max_shape=)")
+            resolved = []
+            for k, p in enumerate(profiles):
+                pw = f"{where} profiles[{k}]"
+                if not isinstance(p, dict):
+                    raise ValueError(f"{pw}: {p!r} is not a dict(min_shape=, opt_shape=, max_shape=)")
+                unknown = [key for key in p if key not in _PROFILE_KEYS]
+                if unknown:
+                    raise ValueError(f"{pw}: unknown key {unknown[0]!r} (valid: {', '.join(_PROFILE_KEYS)})")
+                resolved.append(_resolve(pw, static, shape, p.get("min_shape"), p.get("opt_shape"),
+                                         p.get("max_shape")))
+            ranks = {len(r[0]) for r in resolved}
+            if len(ranks) != 1:
+                raise ValueError(f"{where}: profiles have different ranks: "
+                                 + ", ".join(f"profiles[{k}] has rank {len(r[0])}" for k, r in enumerate(resolved)))
+            self.profiles = [dict(zip(_PROFILE_KEYS, r)) for r in resolved]
+            rank = ranks.pop()
+            # The union of all profiles is the range the input accepts.
+            lo = tuple(min(r[0][i] for r in resolved) for i in range(rank))
+            hi = tuple(None if any(r[2][i] is None for r in resolved) else max(r[2][i] for r in resolved)
+                       for i in range(rank))
+            opt = resolved[0][1]
         else:
-            names = [None] * len(min_shape or opt_shape or max_shape or [])
-        if dims is not None:
-            if len(dims) != len(names):
-                raise ValueError(f"Input{_quote(name)}: dims={tuple(dims)} has {len(dims)} entries "
-                                 f"for a rank-{len(names)} input")
-            names = [d if d is not None else n for d, n in zip(dims, names)]
-        if min_shape is None or max_shape is None:
-            if opt_shape is not None:
-                min_shape = min_shape or list(opt_shape)
-                max_shape = max_shape or list(opt_shape)
-            else:
-                raise ValueError(f"Input{_quote(name)}: give shape= or min_shape/opt_shape/max_shape")
-        if opt_shape is None:
-            opt_shape = [lo if hi == lo else max(lo, min(2, hi) if hi is not None else 2)
-                         for lo, hi in zip(min_shape, max_shape)]
-        if not (len(min_shape) == len(opt_shape) == len(max_shape)):
-            raise ValueError(f"Input{_quote(name)}: min_shape={tuple(min_shape)}, opt_shape="
-                             f"{tuple(opt_shape)}, max_shape={tuple(max_shape)} differ in rank")
-        for i, (lo, opt, hi) in enumerate(zip(min_shape, opt_shape, max_shape)):
-            if lo < 0 or (hi is not None and not lo <= opt <= hi) or opt < lo:
-                raise ValueError(f"Input{_quote(name)}: axis {i} needs min <= opt <= max, got "
-                                 f"min_shape={tuple(min_shape)}, opt_shape={tuple(opt_shape)}, "
-                                 f"max_shape={tuple(max_shape)}")
-        self.min_shape = tuple(min_shape)
-        self.opt_shape = tuple(opt_shape)
-        self.max_shape = tuple(max_shape)
+            self.profiles = None
+            lo, opt, hi = _resolve(where, static, shape, min_shape, opt_shape, max_shape)
+        rank = len(lo)
+        if names is None:
+            names = [None] * rank
+        if len(names) != rank:
+            raise ValueError(f"{where}: dims={_show(dims)} has {len(names)} entries for a rank-{rank} "
+                             f"input")
+        self.min_shape, self.opt_shape, self.max_shape = lo, opt, hi
         self.dim_names = tuple(names)
 
+    @staticmethod
+    def _names(where, shape_names, dims, shape):
+        if dims is None:
+            return shape_names
+        dims = _seq(where, "dims", dims)
+        for i, d in enumerate(dims):
+            if d is not None and not _is_name(d):
+                raise ValueError(f"{where}: dims={_show(dims)} has {d!r} at axis {i}; a symbol name "
+                                 "must be a Python identifier (or None)")
+        if shape_names is not None:
+            if len(dims) != len(shape_names):
+                raise ValueError(f"{where}: dims={_show(dims)} has {len(dims)} entries but "
+                                 f"shape={_show(shape)} has rank {len(shape_names)}")
+            for i, (d, s) in enumerate(zip(dims, shape_names)):
+                if d is not None and s is not None and d != s:
+                    raise ValueError(f"{where}: axis {i} is named {s!r} in shape={_show(shape)} "
+                                     f"but {d!r} in dims={_show(dims)}")
+            return [d if d is not None else s for d, s in zip(dims, shape_names)]
+        return list(dims)
+
+    @property
+    def rank(self) -> int:
+        return len(self.min_shape)
+
     def is_dynamic(self, axis: int) -> bool:
-        return self.min_shape[axis] != self.max_shape[axis] or self.dim_names[axis] is not None
+        """True where the axis is dynamic (min != max; max None counts as unbounded)."""
+        return self.min_shape[axis] != self.max_shape[axis]
+
+    def profile(self, k: int) -> "Input":
+        """The Input restricted to profile k (no profiles of its own)."""
+        if not self.profiles:
+            return self
+        p = self.profiles[k]
+        return Input(min_shape=p["min_shape"], opt_shape=p["opt_shape"], max_shape=p["max_shape"],
+                     dtype=self.dtype, name=self.name, dims=self.dim_names)
 
     def __repr__(self) -> str:
-        return (f"Input(min_shape={self.min_shape}, opt_shape={self.opt_shape}, "
-                f"max_shape={self.max_shape}, dtype={self.dtype}, dims={self.dim_names})")
+        parts = []
+        if self.name:
+            parts.append(f"name={self.name!r}")
+        if self.profiles:
+            parts.append(f"profiles={self.profiles}")
+        else:
+            parts += [f"min_shape={self.min_shape}", f"opt_shape={self.opt_shape}",
+                      f"max_shape={self.max_shape}"]
+        if any(self.dim_names):
+            parts.append(f"dims={self.dim_names}")
+        parts.append(f"dtype={self.dtype}")
+        return f"Input({', '.join(parts)})"
 
     def example(self) -> torch.Tensor:
         """An example tensor for torch.export: opt shape, moved off 0/1 on dynamic axes."""
@@ -99,62 +157,253 @@ class Input:
                 hi = self.max_shape[axis]
                 opt = 2 if hi is None or hi >= 2 else opt
             shape.append(opt)
-        if self.dtype.is_floating_point or self.dtype.is_complex:
-            return torch.randn(shape, dtype=self.dtype)
-        if self.dtype == torch.bool:
-            return torch.zeros(shape, dtype=torch.bool)
-        return torch.zeros(shape, dtype=self.dtype)
+        return _tensor(shape, self.dtype)
 
 
 def _quote(name: str | None) -> str:
     return f" '{name}'" if name else ""
 
 
-def inputs_to_export_spec(inputs: Sequence[Input]):
-    """[Input] -> (example args, torch.export dynamic_shapes, {}) with shared Dims by name."""
-    from torch.export import Dim
+def _show(seq) -> str:
+    return repr(tuple(seq)) if isinstance(seq, (list, tuple, torch.Size)) else repr(seq)
 
-    named: dict[str, Any] = {}
+
+def _is_name(v) -> bool:
+    return isinstance(v, str) and v.isidentifier() and not keyword.iskeyword(v)
+
+
+def _is_size(v) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool) and v >= 0
+
+
+def _seq(where: str, arg: str, value) -> list:
+    if isinstance(value, (str, bytes)) or not isinstance(value, (list, tuple, torch.Size)):
+        raise ValueError(f"{where}: {arg}={value!r} must be a tuple or list")
+    return list(value)
+
+
+def _resolve(where: str, static, shape, min_shape, opt_shape, max_shape):
+    """Validates one (min, opt, max) triple against `shape`; returns three tuples."""
+    given = {}
+    for arg, value in (("min_shape", min_shape), ("opt_shape", opt_shape), ("max_shape", max_shape)):
+        if value is None:
+            continue
+        value = _seq(where, arg, value)
+        for i, v in enumerate(value):
+            if not (_is_size(v) or (v is None and arg == "max_shape")):
+                what = "an int >= 0 or None (unbounded)" if arg == "max_shape" else "an int >= 0"
+                raise ValueError(f"{where}: {arg}={_show(value)} has {v!r} at axis {i}; use {what}")
+        given[arg] = value
+    if static is not None:
+        for arg, value in given.items():
+            if len(value) != len(static):
+                raise ValueError(f"{where}: {arg}={_show(value)} has rank {len(value)} but "
+                                 f"shape={_show(shape)} has rank {len(static)}")
+            for i, (v, s) in enumerate(zip(value, static)):
+                if s is not None and v != s:
+                    raise ValueError(f"{where}: shape={_show(shape)} says axis {i} is {s} but "
+                                     f"{arg}={_show(value)} says {v}")
+    if len({len(v) for v in given.values()}) > 1:
+        raise ValueError(f"{where}: " + ", ".join(f"{a}={_show(v)}" for a, v in given.items())
+                         + " differ in rank")
+    lo, opt, hi = given.get("min_shape"), given.get("opt_shape"), given.get("max_shape")
+    if lo is None and hi is None:
+        if opt is not None and static is None:
+            lo = hi = list(opt)  # opt alone: static
+        elif static is not None:
+            lo = [s if s is not None else 1 for s in static]
+            hi = [s if s is not None else None for s in static]
+        else:
+            raise ValueError(f"{where}: give shape= or min_shape/opt_shape/max_shape")
+    elif lo is None or hi is None:
+        if static is None:
+            missing = "max_shape" if hi is None else "min_shape"
+            raise ValueError(f"{where}: {missing} is missing (max_shape may hold None for unbounded "
+                             "axes)")
+        lo = lo if lo is not None else [s if s is not None else 1 for s in static]
+        hi = hi if hi is not None else [s if s is not None else None for s in static]
+    if opt is None:
+        opt = list(lo)
+    for i, (a, o, b) in enumerate(zip(lo, opt, hi)):
+        if a > o or (b is not None and (o > b or a > b)):
+            rule = (f"min {a} > max {b}" if b is not None and a > b else
+                    f"min {a} > opt {o}" if a > o else f"opt {o} > max {b}")
+            raise ValueError(f"{where}: axis {i} needs min <= opt <= max, got {rule} "
+                             f"(min_shape={_show(lo)}, opt_shape={_show(opt)}, max_shape={_show(hi)})")
+    return tuple(lo), tuple(opt), tuple(hi)
+
+
+def _tensor(shape, dtype: torch.dtype) -> torch.Tensor:
+    if dtype.is_floating_point or dtype.is_complex:
+        return torch.randn(shape, dtype=dtype)
+    return torch.zeros(shape, dtype=dtype)
+
+
+# -- profiles -----------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Profile:
+    """One optimization profile of a compiled module: per input, its min/opt/max shapes.
+
+    Attributes:
+      index: position in declared order (dispatch tries profiles in this order).
+      names: the input names.
+      min_shapes, opt_shapes, max_shapes: one tuple per input (max entries may be None).
+    """
+
+    index: int
+    names: tuple
+    min_shapes: tuple
+    opt_shapes: tuple
+    max_shapes: tuple
+
+    @property
+    def static(self) -> bool:
+        """True where every axis of every input has min == max (compiled static at opt)."""
+        return all(lo == hi for a, b in zip(self.min_shapes, self.max_shapes) for lo, hi in zip(a, b))
+
+    def ranges(self) -> str:
+        """`x (32..256, 16); y (1..inf,)`: each input's per-axis range."""
+        return "; ".join(f"{n} {_fmt_ranges(lo, hi)}"
+                         for n, lo, hi in zip(self.names, self.min_shapes, self.max_shapes))
+
+    def __str__(self) -> str:
+        return f"profile {self.index}: {self.ranges()}"
+
+    def to_json(self) -> dict:
+        return {"index": self.index, "names": list(self.names),
+                "min_shapes": [list(s) for s in self.min_shapes],
+                "opt_shapes": [list(s) for s in self.opt_shapes],
+                "max_shapes": [list(s) for s in self.max_shapes]}
+
+    @classmethod
+    def from_json(cls, data: dict) -> "Profile":
+        return cls(int(data["index"]), tuple(data["names"]),
+                   tuple(tuple(s) for s in data["min_shapes"]),
+                   tuple(tuple(s) for s in data["opt_shapes"]),
+                   tuple(tuple(s) for s in data["max_shapes"]))
+
+
+def _fmt_ranges(lo, hi) -> str:
+    parts = [str(a) if a == b else f"{a}..{'inf' if b is None else b}" for a, b in zip(lo, hi)]
+    return "(" + ", ".join(parts) + ("," if len(parts) == 1 else "") + ")"
+
+
+def profile_groups(inputs: Sequence[Input]) -> list[list[Input]] | None:
+    """[Input] -> one [Input] per profile (None when no input declares profiles).
+
+    Inputs without profiles keep their one range in every profile.
+    Raises:
+      ValueError: inputs declare different numbers of profiles.
+    """
+    counts = {(i.name or f"input {k}"): len(i.profiles) for k, i in enumerate(inputs) if i.profiles}
+    if not counts:
+        return None
+    if len(set(counts.values())) > 1:
+        raise ValueError("inputs declare different numbers of profiles: "
+                         + ", ".join(f"{n} has {c}" for n, c in counts.items()))
+    n = next(iter(counts.values()))
+    return [[inp.profile(k) for inp in inputs] for k in range(n)]
+
+
+# -- torch.export spec --------------------------------------------------------------------------
+
+def _auto_name(inp: Input, k: int, axis: int) -> str:
+    return inp.dim_names[axis] or f"{inp.name or f'input{k}'}_{axis}"
+
+
+def symbol_ranges(inputs: Sequence[Input]) -> dict[str, tuple[int, int | None]]:
+    """Each symbol's range: shared names intersect their ranges.
+
+    Raises:
+      ValueError: a shared name's ranges have nothing in common.
+    """
     ranges: dict[str, tuple[int, int | None]] = {}
+    first: dict[str, str] = {}
     for k, inp in enumerate(inputs):
-        for axis in range(len(inp.min_shape)):
-            if not inp.is_dynamic(axis):
+        for axis in range(inp.rank):
+            if not inp.is_dynamic(axis) and inp.dim_names[axis] is None:
                 continue
-            n = inp.dim_names[axis] or f"{inp.name or f'input{k}'}_{axis}"
+            n = _auto_name(inp, k, axis)
             lo, hi = inp.min_shape[axis], inp.max_shape[axis]
+            here = f"{inp.name or f'input {k}'} axis {axis}"
             if n in ranges:
                 plo, phi = ranges[n]
-                lo = max(lo, plo)
-                hi = phi if hi is None else (hi if phi is None else min(hi, phi))
+                nlo = max(lo, plo)
+                nhi = phi if hi is None else (hi if phi is None else min(hi, phi))
+                if nhi is not None and nlo > nhi:
+                    raise ValueError(f"symbol '{n}' is {_fmt_range(plo, phi)} at {first[n]} but "
+                                     f"{_fmt_range(lo, hi)} at {here}: no size fits both")
+                lo, hi = nlo, nhi
+            else:
+                first[n] = here
             ranges[n] = (lo, hi)
-    for n, (lo, hi) in ranges.items():
-        kwargs = {"min": lo}
-        if hi is not None:
-            kwargs["max"] = hi
-        named[n] = Dim(n, **kwargs)
-    args, specs, example_size = [], [], {}
+    return ranges
+
+
+def _fmt_range(lo, hi) -> str:
+    return f"[{lo}, {'inf' if hi is None else hi}]"
+
+
+def inputs_to_export_spec(inputs: Sequence[Input]):
+    """[Input] -> (example args, torch.export dynamic_shapes, {}) with shared Dims by name.
+
+    Args:
+      inputs: symhlo.Input specs, one per tensor argument (without profiles: see profile_groups).
+    Returns:
+      (args, dynamic_shapes, names): example tensors at the opt shapes (shared symbols take
+      one size), a dynamic_shapes tuple with one torch.export.Dim per symbol, and {}.
+    """
+    from torch.export import Dim
+
+    if any(i.profiles and len(i.profiles) > 1 for i in inputs):
+        raise ValueError("inputs with several profiles are compiled one profile at a time "
+                         "(symhlo.compile does that); torch.export takes one range per axis")
+    inputs = [i.profile(0) for i in inputs]
+    ranges = symbol_ranges(inputs)
+    dims = {n: Dim(n, min=lo, **({} if hi is None else {"max": hi}))
+            for n, (lo, hi) in ranges.items() if lo != hi}
+    sizes: dict[str, int] = {}
+    args, specs = [], []
     for k, inp in enumerate(inputs):
-        ex = inp.example()
-        shape = list(ex.shape)
-        for axis in range(len(shape)):
-            if inp.is_dynamic(axis):
-                n = inp.dim_names[axis] or f"{inp.name or f'input{k}'}_{axis}"
-                lo, hi = ranges[n]
-                size = example_size.setdefault(n, max(lo, shape[axis]) if hi is None
-                                               else min(max(lo, shape[axis]), hi))
-                shape[axis] = size
-        if shape != list(ex.shape):
-            ex = inp_example_like(ex, shape)
-        args.append(ex)
-        spec = {}
-        for axis in range(len(inp.min_shape)):
-            if inp.is_dynamic(axis):
-                spec[axis] = named[inp.dim_names[axis] or f"{inp.name or f'input{k}'}_{axis}"]
+        shape, spec = list(inp.opt_shape), {}
+        for axis in range(inp.rank):
+            if not inp.is_dynamic(axis) and inp.dim_names[axis] is None:
+                continue
+            n = _auto_name(inp, k, axis)
+            lo, hi = ranges[n]
+            if n not in sizes:
+                size = max(lo, shape[axis]) if hi is None else min(max(lo, shape[axis]), hi)
+                if size < 2 and n in dims and (hi is None or hi >= 2):
+                    size = 2  # torch.export specializes 0 and 1
+                sizes[n] = size
+            shape[axis] = sizes[n]
+            if n in dims:
+                spec[axis] = dims[n]
+        args.append(_tensor(shape, inp.dtype))
         specs.append(spec or None)
     return tuple(args), tuple(specs), {}
 
 
+def apply_input_names(symbols, inputs: Sequence[Input]) -> None:
+    """Renames a SymbolTable's inputs to the Input names given (by position), in place.
+
+    Auto-named symbols (`input0_1`) follow: they become `<input name>_<axis>`.
+    """
+    renames: dict[str, str] = {}
+    for k, (spec, inp) in enumerate(zip(symbols.inputs, inputs)):
+        if inp.name is None:
+            for axis in range(inp.rank):
+                if inp.dim_names[axis] is None:
+                    renames[f"input{k}_{axis}"] = f"{spec.name}_{axis}"
+        else:
+            spec.name = inp.name
+    for s, n in list(symbols.names.items()):
+        if n in renames:
+            symbols.names[s] = renames[n]
+    symbols.invalidate()
+
+
 def inp_example_like(ex: torch.Tensor, shape: list[int]) -> torch.Tensor:
-    if ex.dtype.is_floating_point:
-        return torch.randn(shape, dtype=ex.dtype)
-    return torch.zeros(shape, dtype=ex.dtype)
+    """A fresh example tensor of `ex`'s dtype with `shape`."""
+    return _tensor(shape, ex.dtype)
