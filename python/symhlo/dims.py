@@ -336,8 +336,9 @@ def from_exported_program(ep, user_names: dict[str, str] | None = None) -> Symbo
     for sym, vr in ep.range_constraints.items():
         if not isinstance(sym, sympy.Symbol):
             continue
-        lo = int(vr.lower) if vr.lower.is_finite else 0
-        hi = int(vr.upper) if vr.upper.is_finite and int(vr.upper) < INT_MAX else None
+        # torch's int_oo claims is_finite; only a sympy Integer is a real bound.
+        lo = int(vr.lower) if isinstance(vr.lower, sympy.Integer) else 0
+        hi = int(vr.upper) if isinstance(vr.upper, sympy.Integer) and int(vr.upper) < INT_MAX else None
         ranges[str(sym)] = (lo, hi)
     used = {str(s) for i in inputs for e in i.shape if not isinstance(e, int) for s in e.free_symbols}
     ranges = {s: r for s, r in ranges.items() if s in used}
