@@ -18,7 +18,7 @@ from symhlo.passes.registry import PipelineError, run_pipeline
 from .dims import SymbolTable
 from .errors import CompileError, DeviceError, ShapeError, SymhloError
 from .export import StableHLOProgram, export as _export
-from .runtime import ARCH_FLAG, DEFAULT_ARCH, TARGETS, Runtime
+from .runtime import TARGETS, Runtime, target_flags
 from .stages import Stage, StageTimer
 
 _STATS = {"iree_compiles": 0, "exports": 0}
@@ -37,15 +37,8 @@ def _bump(key: str) -> None:
 
 
 def iree_flags(target: str, target_arch: str | None = None, extra: Sequence[str] = ()) -> list[str]:
-    """iree-compile flags for a symhlo target name."""
-    if target not in TARGETS:
-        raise DeviceError(f"unknown target '{target}' (valid: {', '.join(TARGETS)})")
-    flags = list(TARGETS[target][0])
-    arch = target_arch or DEFAULT_ARCH.get(target)
-    if arch and target in ARCH_FLAG:
-        flags = [f for f in flags if not f.startswith(ARCH_FLAG[target])]
-        flags.append(f"{ARCH_FLAG[target]}={arch}")
-    return flags + list(extra)
+    """iree-compile flags for a symhlo target name (see symhlo.runtime.target_flags)."""
+    return target_flags(target, target_arch) + list(extra)
 
 
 def prepare_for_iree(stablehlo_text: str) -> str:
@@ -203,8 +196,7 @@ def compile(model, args: Sequence | None = None, *, inputs=None, dynamic_shapes=
       a CompiledModule.
     """
     options = dict(options or {})
-    if target not in TARGETS:
-        raise DeviceError(f"unknown target '{target}' (valid: {', '.join(TARGETS)})")
+    iree_flags(target, target_arch)  # an unknown target or arch fails before the export
     timer = StageTimer(verbose)
     if isinstance(model, StableHLOProgram):
         prog = model

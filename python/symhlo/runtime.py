@@ -24,10 +24,64 @@ TARGETS: dict[str, tuple[list[str], str]] = {
     "cuda": (["--iree-hal-target-device=cuda"], "cuda"),
     "rocm": (["--iree-hal-target-device=hip"], "hip"),
 }
-# sm_80 PTX runs on Ampere and newer through the CUDA driver's PTX JIT; IREE 3.13 has no sm_90 target.
+# sm_80 PTX runs on Ampere and every newer GPU through the CUDA driver's PTX JIT.
 DEFAULT_ARCH = {"cuda": "sm_80", "rocm": "gfx942"}
 ARCH_FLAG = {"cuda": "--iree-cuda-target", "rocm": "--iree-rocm-target",
              "vulkan": "--iree-vulkan-target", "cpu": "--iree-llvmcpu-target-cpu"}
+
+# iree-base-compiler 3.13 knows CUDA sm_60..sm_89 and sm_120/121 (and names such as `a100`,
+# `rtx4090`), but has no description for Hopper: `--iree-cuda-target=sm_90` fails with "missing
+# GPU target". For Hopper symhlo hands iree-compile a whole device target instead: IREE's own sm_80
+# description (everything in it, mma.sync included, exists on sm_90) with the arch and PTX version
+# changed, so the PTX says `.target sm_90` and ptxas/the driver optimise for Hopper. Codegen is the
+# sm_80 one (no wgmma/TMA); the driver's PTX JIT would give the same kernels from an sm_80 build.
+_CUDA_SM80_DEVICE = (
+    '#hal.device.target<"cuda", [#hal.executable.target<"cuda", "cuda-nvptx-fb", '
+    '{iree_codegen.target_info = #iree_gpu.target<arch = "sm_80", features = "+ptx76", '
+    'wgp = <compute = fp64|fp32|fp16|int64|int32|int16|int8, storage = b64|b32|b16|b8, '
+    'subgroup = shuffle|arithmetic, dot = dp4xi8toi32, mma = [<NV_MMA_SYNC_F32_16x8x16_F16>, '
+    '<NV_MMA_SYNC_F16_16x8x16_F16>, <NV_MMA_SYNC_F32_16x8x16_BF16>, <NV_WMMA_F32_16x16x16_F16>, '
+    '<NV_WMMA_F16_16x16x16_F16>], subgroup_size_choices = [32], '
+    'max_workgroup_sizes = [1024, 1024, 1024], max_thread_count_per_workgroup = 1024, '
+    'max_workgroup_memory_bytes = 166912, max_workgroup_counts = [2147483647, 65535, 65535]>>}>]>')
+_CUDA_DERIVED = {"sm_90": "+ptx80", "sm_90a": "+ptx80"}
+_CUDA_ALIASES = {"hopper": "sm_90", "h100": "sm_90", "h200": "sm_90", "gh200": "sm_90"}
+# sm_N values iree-base-compiler 3.13 accepts as --iree-cuda-target (probed).
+CUDA_ARCHS = ("sm_60", "sm_61", "sm_62", "sm_70", "sm_72", "sm_75", "sm_80", "sm_86", "sm_87",
+              "sm_89", "sm_90", "sm_90a", "sm_120", "sm_121")
+
+
+def cuda_device_target(arch: str) -> str:
+    """The `#hal.device.target` symhlo passes for a CUDA arch IREE 3.13 has no description of."""
+    return (_CUDA_SM80_DEVICE.replace('arch = "sm_80"', f'arch = "{arch}"')
+            .replace('features = "+ptx76"', f'features = "{_CUDA_DERIVED[arch]}"'))
+
+
+def target_flags(target: str, target_arch: str | None = None) -> list[str]:
+    """iree-compile flags for a symhlo target and optional arch (DeviceError on unknown ones).
+
+    Args:
+      target: "cpu", "vulkan", "cuda" or "rocm".
+      target_arch: e.g. "sm_80" (CUDA default), "sm_90", "gfx942" (ROCm default), "rdna3" (Vulkan),
+        "znver4" (CPU; default "host").
+    """
+    if target not in TARGETS:
+        raise DeviceError(f"unknown target '{target}' (valid: {', '.join(TARGETS)})")
+    flags = list(TARGETS[target][0])
+    arch = target_arch or DEFAULT_ARCH.get(target)
+    if not arch:
+        return flags
+    if target == "cuda":
+        arch = _CUDA_ALIASES.get(arch.lower(), arch)
+        if re.fullmatch(r"sm_\d+a?", arch) and arch not in CUDA_ARCHS:
+            raise DeviceError(
+                f"CUDA arch '{arch}' is not supported by iree-base-compiler 3.13 (it has: "
+                f"{', '.join(CUDA_ARCHS)}); sm_80 PTX runs on any newer GPU through the CUDA "
+                "driver's PTX JIT")
+        if arch in _CUDA_DERIVED:
+            return [f"--iree-hal-target-device={cuda_device_target(arch)}"]
+    flags = [f for f in flags if not f.startswith(ARCH_FLAG[target])]
+    return flags + [f"{ARCH_FLAG[target]}={arch}"]
 
 # What each driver needs on the machine, for DeviceError messages.
 DRIVER_NEEDS = {
