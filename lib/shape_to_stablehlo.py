@@ -108,7 +108,10 @@ class _Rewriter:
                                         "arith.index_castui", "arith.extui"):
             src = defining_op(d.operands[0])
             if src is not None and src.name == "tensor.extract" and len(d.operands) == 1:
-                return src.operands[0]
+                t = src.operands[0]
+                if _is_i1(ir.RankedTensorType(t.type).element_type) and not _is_i1(v.type):
+                    t = self.convert(t, _i64())  # extui/extsi of a predicate: 0 or 1 as i64
+                return t
         if d is not None and d.name == "tensor.extract" and len(d.operands) == 1:
             return d.operands[0]
         raise PassFailure("a size computation cannot be expressed in StableHLO",
@@ -139,6 +142,16 @@ class _Rewriter:
             else:
                 new = self.convert(new, rt.element_type)
             old.replace_all_uses_with(new)
+            return
+        if str(t) == "!shape.shape":
+            # shape.from_extents / const_shape make !shape.shape: its extent-tensor users take `new`.
+            for use in list(old.uses):
+                user = use.owner.operation if hasattr(use.owner, "operation") else use.owner
+                if user.name != "shape.to_extent_tensor":
+                    raise PassFailure("a !shape.shape value cannot be expressed in StableHLO",
+                                      [(str(user.location), f"'{user.name}' takes a !shape.shape; "
+                                        "only shape.to_extent_tensor users are supported")])
+                self.bridge(user.results[0], new)
             return
         if _is_i1(t):
             ext = self.op("tensor.extract", [t], [new]).result
@@ -358,7 +371,7 @@ def convert_tensor_from_elements(op: ir.Operation, rw: _Rewriter) -> None:
 def _convert_generic_from_elements(op: ir.Operation, rw: _Rewriter) -> None:
     t = ir.RankedTensorType(op.results[0].type)
     if t.rank == 0 and len(op.operands) == 1:
-        op.results[0].replace_all_uses_with(rw.scalar(op.operands[0]))
+        rw.bridge(op.results[0], rw.scalar(op.operands[0]))
         return
     raise PassFailure("tensor.from_elements of this type is not supported",
                       [(str(op.location), f"result type {t}")])
@@ -486,7 +499,11 @@ PATTERNS: dict[str, Callable[[ir.Operation, _Rewriter], None]] = {
 # Ops this pass makes or leaves dead; erased once every user is converted.
 _DEAD_CANDIDATES = set(PATTERNS) | {
     "shape.cstr_broadcastable", "shape.cstr_eq", "shape.const_witness", "shape.assuming_all",
-    "shape.index_to_size", "shape.size_to_index",
+    "shape.index_to_size", "shape.size_to_index", "shape.to_extent_tensor",
+    # What the rewriter builds and leaves unused (constants of converted indices, shape_of pieces
+    # only a get_extent looked at): side-effect free, so erased when dead.
+    "stablehlo.constant", "stablehlo.get_dimension_size", "stablehlo.convert", "stablehlo.reshape",
+    "stablehlo.concatenate", "stablehlo.slice", "stablehlo.compare", "stablehlo.select",
 }
 
 
