@@ -1,9 +1,15 @@
-"""symhlo.compile: StableHLO -> IREE module (.vmfb), and the callable CompiledModule around it."""
+"""symhlo.compile: StableHLO -> IREE module (.vmfb), and the callable CompiledModule around it.
+
+A CompiledModule holds one IREE module, or one per optimization profile (`symhlo.Input(profiles=)`);
+every call is shape-checked before anything runs, and dispatched to the first profile that fits.
+"""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import struct
+import sys
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,15 +24,22 @@ from symhlo.passes.registry import PipelineError, run_pipeline
 from .dims import SymbolTable
 from .errors import CompileError, DeviceError, ShapeError, SymhloError
 from .export import StableHLOProgram, export as _export
-from .runtime import TARGETS, Runtime, target_flags
+from .inputs import Profile, profile_groups
+from .runtime import ARCH_FLAG, DEFAULT_ARCH, TARGETS, Runtime
 from .stages import Stage, StageTimer
 
-_STATS = {"iree_compiles": 0, "exports": 0}
+_STATS = {"iree_compiles": 0, "exports": 0, "backend_graphs": 0}
 _STATS_LOCK = threading.Lock()
 
 
 def stats() -> dict:
-    """Process-wide counters: {"iree_compiles": N, "exports": N}."""
+    """Process-wide counters.
+
+    Returns:
+      {"iree_compiles": N (iree-compile runs), "exports": N (torch.export runs made by
+      symhlo.compile and the torch.compile backend), "backend_graphs": N (graphs the
+      torch.compile backend received)}.
+    """
     with _STATS_LOCK:
         return dict(_STATS)
 
@@ -37,8 +50,15 @@ def _bump(key: str) -> None:
 
 
 def iree_flags(target: str, target_arch: str | None = None, extra: Sequence[str] = ()) -> list[str]:
-    """iree-compile flags for a symhlo target name (see symhlo.runtime.target_flags)."""
-    return target_flags(target, target_arch) + list(extra)
+    """iree-compile flags for a symhlo target name."""
+    if target not in TARGETS:
+        raise DeviceError(f"unknown target '{target}' (valid: {', '.join(TARGETS)})")
+    flags = list(TARGETS[target][0])
+    arch = target_arch or DEFAULT_ARCH.get(target)
+    if arch and target in ARCH_FLAG:
+        flags = [f for f in flags if not f.startswith(ARCH_FLAG[target])]
+        flags.append(f"{ARCH_FLAG[target]}={arch}")
+    return flags + list(extra)
 
 
 def prepare_for_iree(stablehlo_text: str) -> str:
@@ -54,13 +74,9 @@ def prepare_for_iree(stablehlo_text: str) -> str:
     return str(module)
 
 
-def compile_to_vmfb(stablehlo_text: str, target: str = "cpu", target_arch: str | None = None,
-                    extra_flags: Sequence[str] = ()) -> bytes:
-    """StableHLO text -> vmfb bytes for `target`."""
+def _iree_compile(iree_input: str, target: str, flags: list[str]) -> bytes:
     import iree.compiler as ic
 
-    flags = iree_flags(target, target_arch, extra_flags)
-    iree_input = prepare_for_iree(stablehlo_text)
     try:
         vmfb = ic.compile_str(iree_input, input_type="stablehlo", extra_args=flags)
     except ic.CompilerToolError as e:
@@ -71,20 +87,62 @@ def compile_to_vmfb(stablehlo_text: str, target: str = "cpu", target_arch: str |
     return vmfb
 
 
+def compile_to_vmfb(stablehlo_text: str, target: str = "cpu", target_arch: str | None = None,
+                    extra_flags: Sequence[str] = (), timer: StageTimer | None = None) -> bytes:
+    """StableHLO text -> vmfb bytes for `target`.
+
+    Args:
+      stablehlo_text: a pure StableHLO module.
+      target, target_arch, extra_flags: see symhlo.compile.
+      timer: records the iree-input and iree stages (and prints them when verbose).
+    Returns:
+      the vmfb bytes.
+    """
+    timer = timer or StageTimer(False)
+    flags = iree_flags(target, target_arch, extra_flags)
+    with timer.stage(Stage.IREE_INPUT):
+        iree_input = prepare_for_iree(stablehlo_text)
+    with timer.stage(Stage.IREE):
+        return _iree_compile(iree_input, target, flags)
+
+
 def _trim(text: str, limit: int = 4000) -> str:
     return text if len(text) <= limit else text[:limit] + "\n... (truncated)"
+
+
+@dataclass
+class Variant:
+    """One IREE module of a CompiledModule: its vmfb, its symbol rules, its profile (or None)."""
+
+    vmfb: bytes
+    symbols: SymbolTable
+    profile: Profile | None = None
 
 
 class CompiledModule:
     """A compiled symhlo module: call it with torch tensors, get torch tensors back.
 
     Shapes are checked before anything runs (symhlo.ShapeError naming input, axis, value, rule).
+    A module built from `symhlo.Input(profiles=...)` holds one IREE module per profile and runs
+    each call on the first profile that fits, in declared order.
+
+    Args:
+      vmfb: the IREE module (ignored when `variants` is given).
+      symbols: the shape rules (for several variants: their union, used for `dims`).
+      target: the symhlo target the vmfb was built for.
+      in_spec, out_spec: pytree specs of the inputs and outputs.
+      stablehlo: the StableHLO text it came from (optional).
+      times: seconds per stage.
+      variants: one Variant per profile, in dispatch order.
     """
 
     def __init__(self, vmfb: bytes, symbols: SymbolTable, *, target: str = "cpu",
                  in_spec: Any = None, out_spec: Any = None, stablehlo: str | None = None,
-                 times: dict | None = None):
-        self.vmfb = vmfb
+                 times: dict | None = None, variants: Sequence[Variant] | None = None):
+        if target not in TARGETS:
+            raise DeviceError(f"unknown target '{target}' (valid: {', '.join(TARGETS)})")
+        self.variants = list(variants) if variants else [Variant(vmfb, symbols, None)]
+        self.vmfb = self.variants[0].vmfb
         self.symbols = symbols
         self.target = target
         self.in_spec = in_spec
@@ -93,17 +151,23 @@ class CompiledModule:
         self.times = times or {}
         self._local = threading.local()
         self._driver = TARGETS[target][1]
-        self._runtime()  # fail early on a missing driver or a bad module
+        self._runtimes()  # fail early on a missing driver or a bad module
 
     @property
     def dims(self):
+        """Each symbolic dim (symhlo.dims.Dim): name, min, max, bindings, derived expressions."""
         return self.symbols.dims()
 
-    def _runtime(self) -> Runtime:
-        rt = getattr(self._local, "rt", None)
-        if rt is None:
-            rt = self._local.rt = Runtime(self.vmfb, self._driver)
-        return rt
+    @property
+    def profiles(self) -> list[Profile]:
+        """The optimization profiles in dispatch order ([] for a module compiled without any)."""
+        return [v.profile for v in self.variants if v.profile is not None]
+
+    def _runtimes(self) -> list[Runtime]:
+        rts = getattr(self._local, "rts", None)
+        if rts is None:
+            rts = self._local.rts = [Runtime(v.vmfb, self._driver) for v in self.variants]
+        return rts
 
     def _flatten(self, args, kwargs) -> list[torch.Tensor]:
         import torch.utils._pytree as pytree
@@ -111,21 +175,54 @@ class CompiledModule:
         flat, _ = pytree.tree_flatten((tuple(args), dict(kwargs)))
         return [x for x in flat if isinstance(x, torch.Tensor)]
 
+    def _select(self, tensors) -> tuple[int, dict[str, int]]:
+        shapes = [tuple(t.shape) for t in tensors]
+        dtypes = [str(t.dtype)[6:] for t in tensors]  # "torch.float32" -> "float32"
+        if len(self.variants) == 1:
+            return 0, self.variants[0].symbols.check(shapes, dtypes)
+        errors = []
+        for k, v in enumerate(self.variants):
+            try:
+                return k, v.symbols.check(shapes, dtypes)
+            except ShapeError as e:
+                errors.append(e)
+        names = [i.name for i in self.variants[0].symbols.inputs]
+        got = "; ".join(f"{n} {s}" for n, s in zip(names, shapes))
+        lines = [f"no profile fits the call ({got}):"]
+        for v, e in zip(self.variants, errors):
+            label = str(v.profile) if v.profile is not None else v.symbols.describe()
+            lines.append(f"  {label}  -- {e}")
+        raise ShapeError("\n".join(lines))
+
     def check(self, *args, **kwargs) -> dict[str, int]:
-        """Checks the call's shapes and dtypes; returns the symbol values."""
-        tensors = self._flatten(args, kwargs)
-        return self.symbols.check([tuple(t.shape) for t in tensors],
-                                  [str(t.dtype).replace("torch.", "") for t in tensors])
+        """Checks the call's shapes and dtypes without running it.
+
+        Returns:
+          the symbol values (of the profile that would run).
+        Raises:
+          ShapeError: naming input, axis, value and rule (every profile's, when none fits).
+        """
+        return self._select(self._flatten(args, kwargs))[1]
+
+    def profile_for(self, *args, **kwargs) -> int:
+        """The index (into `profiles`) of the profile a call with these arguments would run.
+
+        Returns:
+          0 for a module without profiles when the call fits.
+        Raises:
+          ShapeError: no profile fits; the message lists every profile's ranges.
+        """
+        return self._select(self._flatten(args, kwargs))[0]
 
     def __call__(self, *args, **kwargs):
         tensors = self._flatten(args, kwargs)
-        self.symbols.check([tuple(t.shape) for t in tensors],
-                           [str(t.dtype).replace("torch.", "") for t in tensors])
-        for spec, t in zip(self.symbols.inputs, tensors):
-            if t.device.type != "cpu" and self.target == "cpu":
-                raise DeviceError(f"{spec.name}: tensor is on {t.device}, but the module runs on cpu")
+        k, _ = self._select(tensors)
+        if self.target == "cpu":
+            for spec, t in zip(self.variants[k].symbols.inputs, tensors):
+                if t.device.type != "cpu":
+                    raise DeviceError(f"{spec.name}: tensor is on {t.device}, but the module runs on cpu")
         arrays = [np.ascontiguousarray(t.detach().cpu().numpy()) for t in tensors]
-        outs = [torch.from_numpy(a) for a in self._runtime()(arrays)]
+        outs = [torch.from_numpy(a) for a in self._runtimes()[k](arrays)]
         if self.out_spec is not None:
             import torch.utils._pytree as pytree
 
@@ -135,49 +232,101 @@ class CompiledModule:
     # -- persistence ----------------------------------------------------------------------------
 
     MAGIC = b"SYMHLO\x00\x01"
+    FORMAT = 2
 
     def save(self, path: str | Path) -> None:
-        """One file: magic, a JSON header (specs, symbols, target), the vmfb. No pickle."""
+        """Writes one file: magic, header length, a JSON header, then each variant's vmfb.
+
+        The header holds the target, the output spec, the (union) symbols, and per variant its
+        symbols, profile, size and sha256. No pickle: loading never runs code from the file.
+
+        Args:
+          path: where to write (conventionally `*.symhlo`).
+        """
         import torch.utils._pytree as pytree
 
         header = {
-            "format": 1, "target": self.target, "symbols": self.symbols.to_json(),
+            "format": self.FORMAT, "target": self.target, "symbols": self.symbols.to_json(),
             "out_spec": pytree.treespec_dumps(self.out_spec) if self.out_spec is not None else None,
-            "vmfb_size": len(self.vmfb),
+            "variants": [{"symbols": v.symbols.to_json(),
+                          "profile": v.profile.to_json() if v.profile is not None else None,
+                          "size": len(v.vmfb), "sha256": hashlib.sha256(v.vmfb).hexdigest()}
+                         for v in self.variants],
         }
         blob = json.dumps(header).encode()
         with open(path, "wb") as f:
-            f.write(self.MAGIC + struct.pack("<Q", len(blob)) + blob + self.vmfb)
+            f.write(self.MAGIC + struct.pack("<Q", len(blob)) + blob)
+            for v in self.variants:
+                f.write(v.vmfb)
 
     @classmethod
     def load(cls, path: str | Path) -> "CompiledModule":
-        """Reads a file written by `save`; raises SymhloError on anything else."""
+        """Reads a file written by `save`.
+
+        Args:
+          path: the file.
+        Returns:
+          a CompiledModule that checks shapes exactly as the saved one did.
+        Raises:
+          SymhloError: the file is missing, foreign, truncated or corrupt (checked before IREE
+          sees any byte of it).
+        """
         import torch.utils._pytree as pytree
 
         try:
             data = Path(path).read_bytes()
         except OSError as e:
             raise SymhloError(f"cannot read '{path}': {e.strerror}") from None
-        if not data.startswith(cls.MAGIC) or len(data) < len(cls.MAGIC) + 8:
-            raise SymhloError(f"'{path}' is not a saved symhlo module (bad magic)")
-        (n,) = struct.unpack("<Q", data[len(cls.MAGIC):len(cls.MAGIC) + 8])
         start = len(cls.MAGIC) + 8
+        if not data.startswith(cls.MAGIC):
+            what = "empty" if not data else "not a saved symhlo module (bad magic)"
+            raise SymhloError(f"'{path}' is {what}")
+        if len(data) < start:
+            raise SymhloError(f"'{path}' is truncated: {len(data)} bytes, the header length is missing")
+        (n,) = struct.unpack("<Q", data[len(cls.MAGIC):start])
+        if len(data) < start + n:
+            raise SymhloError(f"'{path}' is truncated: the header needs {n} bytes, "
+                              f"{len(data) - start} are there")
         try:
             header = json.loads(data[start:start + n].decode())
-            vmfb = data[start + n:]
-            if header.get("format") != 1:
-                raise SymhloError(f"'{path}' has format version {header.get('format')}, expected 1")
-            if len(vmfb) != header["vmfb_size"]:
-                raise SymhloError(f"'{path}' is truncated: module has {len(vmfb)} bytes, "
-                                  f"expected {header['vmfb_size']}")
+            if not isinstance(header, dict):
+                raise ValueError("the header is not a JSON object")
+            fmt = header.get("format")
+            if fmt not in (1, 2):
+                raise SymhloError(f"'{path}' has format version {fmt!r}; this symhlo reads 1 and 2")
+            body = data[start + n:]
+            if fmt == 1:
+                entries = [{"symbols": header["symbols"], "profile": None, "size": header["vmfb_size"]}]
+            else:
+                entries = header["variants"]
+                if not isinstance(entries, list) or not entries:
+                    raise ValueError("no variants")
+            want = sum(int(e["size"]) for e in entries)
+            if len(body) != want:
+                raise SymhloError(f"'{path}' is truncated: its IREE module(s) have {len(body)} bytes, "
+                                  f"expected {want}" if len(body) < want else
+                                  f"'{path}' is corrupt: {len(body) - want} unexpected trailing bytes")
+            variants, offset = [], 0
+            for k, e in enumerate(entries):
+                vmfb = body[offset:offset + int(e["size"])]
+                offset += int(e["size"])
+                if "sha256" in e and hashlib.sha256(vmfb).hexdigest() != e["sha256"]:
+                    raise SymhloError(f"'{path}' is corrupt: IREE module {k} fails its sha256 check")
+                profile = Profile.from_json(e["profile"]) if e.get("profile") else None
+                variants.append(Variant(vmfb, SymbolTable.from_json(e["symbols"]), profile))
             symbols = SymbolTable.from_json(header["symbols"])
             out_spec = pytree.treespec_loads(header["out_spec"]) if header.get("out_spec") else None
             target = header["target"]
+            if target not in TARGETS:
+                raise ValueError(f"unknown target {target!r}")
         except SymhloError:
             raise
         except Exception as e:
             raise SymhloError(f"'{path}' is corrupt: {type(e).__name__}: {e}") from None
-        return cls(vmfb, symbols, target=target, out_spec=out_spec)
+        return cls(variants[0].vmfb, symbols, target=target, out_spec=out_spec, variants=variants)
+
+
+_OPTION_KEYS = ("iree_flags", "target_arch")
 
 
 def compile(model, args: Sequence | None = None, *, inputs=None, dynamic_shapes=None,
@@ -188,28 +337,79 @@ def compile(model, args: Sequence | None = None, *, inputs=None, dynamic_shapes=
     Args:
       model: nn.Module, torch.export.ExportedProgram, or symhlo.StableHLOProgram.
       args, kwargs: example inputs (with dynamic_shapes), or use inputs=[symhlo.Input(...)].
+      inputs: one symhlo.Input per tensor argument: example args come from the opt shapes, and
+        torch.export Dims from the ranges and names. Inputs with `profiles=` give one IREE
+        module per profile, each exported and compiled with that profile's ranges (static at
+        its opt shape where min == max).
+      dynamic_shapes: torch.export's spelling (Dim, derived dims like `2 * Dim("h")`).
       target: "cpu" (default), "vulkan", "cuda", "rocm".
       target_arch: e.g. "sm_80", "gfx942"; defaults per target.
-      options: {"iree_flags": [...]} extra iree-compile flags.
-      verbose: print each stage with its time.
+      options: {"iree_flags": [...]} extra iree-compile flags; {"target_arch": ...}.
+      verbose: print each stage with its time (to stderr).
     Returns:
       a CompiledModule.
+    Raises:
+      ValueError (bad inputs/options), SymhloError (torch.export failed), CompileError,
+      UnsupportedOpError, DeviceError (unknown target).
     """
     options = dict(options or {})
-    iree_flags(target, target_arch)  # an unknown target or arch fails before the export
+    unknown = [k for k in options if k not in _OPTION_KEYS]
+    if unknown:
+        raise ValueError(f"unknown option {unknown[0]!r} (valid: {', '.join(_OPTION_KEYS)})")
+    target_arch = target_arch or options.get("target_arch")
+    if target not in TARGETS:
+        raise DeviceError(f"unknown target '{target}' (valid: {', '.join(TARGETS)})")
+    extra = list(options.get("iree_flags", ()))
+    groups = profile_groups(inputs) if inputs else None
+    if groups is not None:
+        return _compile_profiles(model, groups, kwargs, target, target_arch, extra, verbose)
     timer = StageTimer(verbose)
     if isinstance(model, StableHLOProgram):
         prog = model
     else:
         prog = _export(model, args, kwargs=kwargs, dynamic_shapes=dynamic_shapes, inputs=inputs,
                        verbose=verbose)
+        _bump("exports")
     timer.times.update(prog.times)
-    with timer.stage(Stage.IREE):
-        vmfb = compile_to_vmfb(prog.text, target, target_arch, options.get("iree_flags", ()))
+    vmfb = compile_to_vmfb(prog.text, target, target_arch, extra, timer)
     return CompiledModule(vmfb, prog.symbols, target=target, in_spec=prog.in_spec,
                           out_spec=prog.out_spec, stablehlo=prog.text, times=timer.times)
 
 
+def _compile_profiles(model, groups, kwargs, target, target_arch, extra, verbose) -> CompiledModule:
+    """One export + IREE compile per profile; dispatch order = declared order."""
+    if isinstance(model, (StableHLOProgram, torch.export.ExportedProgram)):
+        raise SymhloError("Input(profiles=...) needs an nn.Module: each profile is exported with its "
+                          f"own ranges, and a {type(model).__name__} is already exported")
+    variants, times, last = [], {}, None
+    for k, group in enumerate(groups):
+        if verbose:
+            print(f"[symhlo] profile {k + 1}/{len(groups)}", file=sys.stderr, flush=True)
+        timer = StageTimer(verbose)
+        prog = _export(model, inputs=group, kwargs=kwargs, verbose=verbose)
+        _bump("exports")
+        timer.times.update(prog.times)
+        vmfb = compile_to_vmfb(prog.text, target, target_arch, extra, timer)
+        names = tuple(i.name for i in prog.symbols.inputs)
+        profile = Profile(k, names, tuple(i.min_shape for i in group), tuple(i.opt_shape for i in group),
+                          tuple(i.max_shape for i in group))
+        variants.append(Variant(vmfb, prog.symbols, profile))
+        for stage, dt in timer.times.items():
+            times[stage] = times.get(stage, 0.0) + dt
+        last = prog
+    union = SymbolTable.union([v.symbols for v in variants])
+    return CompiledModule(variants[0].vmfb, union, target=target, in_spec=last.in_spec,
+                          out_spec=last.out_spec, stablehlo=None, times=times, variants=variants)
+
+
 def load(path: str | Path) -> CompiledModule:
-    """Loads a module saved with CompiledModule.save."""
+    """Loads a module saved with CompiledModule.save.
+
+    Args:
+      path: the file.
+    Returns:
+      the CompiledModule (all its profile variants).
+    Raises:
+      SymhloError: missing, foreign, truncated or corrupt file.
+    """
     return CompiledModule.load(path)
