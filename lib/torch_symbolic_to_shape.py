@@ -159,8 +159,9 @@ convert_torch_aten_sub_int = _binary(lambda b, x, y: b.arith("arith.subi", x, y)
 convert_torch_aten_floordiv_int = _binary(_floor_div)
 convert_torch_aten_remainder_int = _binary(_python_mod)
 convert_torch_aten_fmod_int = _binary(lambda b, x, y: b.arith("arith.remsi", x, y))
-convert_torch_prim_max_int = _binary(lambda b, x, y: b.shape_binary("shape.max", x, y))
-convert_torch_prim_min_int = _binary(lambda b, x, y: b.shape_binary("shape.min", x, y))
+# shape.max/min take only !shape.size or !shape.shape, never index: arith it is.
+convert_torch_prim_max_int = _binary(lambda b, x, y: b.arith("arith.maxsi", x, y))
+convert_torch_prim_min_int = _binary(lambda b, x, y: b.arith("arith.minsi", x, y))
 
 
 def convert_torch_aten_neg_int(op: ir.Operation) -> None:
@@ -312,5 +313,5 @@ class TorchSymbolicToShape(Pass):
                     pattern = PATTERNS.get(key)
                     if pattern is not None and (key == "torch.aten.size.int" or _is_int_operand_only(op)):
                         pattern(op)
-                remove_dead_ops(func, {"torch.constant.int", "torch_c.to_i64", "arith.index_cast",
-                                       "arith.constant"})
+                remove_dead_ops(func, {"torch.constant.int", "torch_c.to_i64", "torch_c.from_i64",
+                                       "arith.index_cast", "arith.constant"})
