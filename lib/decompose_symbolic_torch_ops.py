@@ -64,8 +64,24 @@ def constant_int(v: ir.Value) -> int | None:
     return None
 
 
+_COMPARE = {"eq": lambda a, b: (a[0] == a[1] == b[0] == b[1], a[1] < b[0] or b[1] < a[0]),
+            "ne": lambda a, b: (a[1] < b[0] or b[1] < a[0], a[0] == a[1] == b[0] == b[1]),
+            "lt": lambda a, b: (a[1] < b[0], a[0] >= b[1]),
+            "le": lambda a, b: (a[1] <= b[0], a[0] > b[1]),
+            "gt": lambda a, b: (a[0] > b[1], a[1] <= b[0]),
+            "ge": lambda a, b: (a[0] >= b[1], a[1] < b[0])}
+
+
+def _mul(a: float, b: float) -> float:
+    return 0 if a == 0 or b == 0 else a * b
+
+
 def int_range(v: ir.Value, depth: int = 0) -> tuple[float, float]:
-    """A conservative [lo, hi] of a `!torch.int` value (sizes are >= 0); (-inf, inf) if unknown."""
+    """A conservative [lo, hi] of a `!torch.int` / `!torch.float` size value; (-inf, inf) if unknown.
+
+    Sizes (`aten.size.int`) are >= 0 and symbols carry their ranges; `!torch.bool` comparisons
+    give (1, 1) when provably true, (0, 0) when provably false.
+    """
     c = constant_int(v)
     if c is not None:
         return (c, c)
@@ -75,24 +91,38 @@ def int_range(v: ir.Value, depth: int = 0) -> tuple[float, float]:
     name = d.name
     if name == "torch.operator":
         name = ir.StringAttr(d.attributes["name"]).value
+    if name == "torch.constant.float":
+        f = ir.FloatAttr(d.attributes["value"]).value
+        return (f, f)
     if name in ("torch.aten.size.int", "torch.aten.sym_size.int"):
         return (0, _INF)
     if name == "torch.symbolic_int":
         return (ir.IntegerAttr(d.attributes["min_val"]).value,
                 ir.IntegerAttr(d.attributes["max_val"]).value)
-    args = [int_range(x, depth + 1) for x in d.operands if str(x.type) == "!torch.int"]
-    if len(args) == 1 and name == "torch.aten.neg.int":
+    args = [int_range(x, depth + 1) for x in d.operands
+            if str(x.type) in ("!torch.int", "!torch.float")]
+    if len(args) == 1 and name in ("torch.aten.Float.Scalar", "torch.aten.Int.float",
+                                   "torch_c.from_i64", "torch.aten.Float.int"):
+        return args[0] if name != "torch.aten.Int.float" else (
+            -_INF if args[0][0] == -_INF else int(args[0][0]),
+            _INF if args[0][1] == _INF else int(args[0][1]))
+    if len(args) == 1 and name in ("torch.aten.neg.int", "torch.aten.neg.float"):
         (lo, hi), = args
         return (-hi, -lo)
     if len(args) != 2:
         return (-_INF, _INF)
     (alo, ahi), (blo, bhi) = args
-    if name == "torch.aten.add.int":
+    m = re.match(r"torch\.aten\.(eq|ne|lt|le|gt|ge)\.(int|float)$", name)
+    if m:
+        true, false = _COMPARE[m.group(1)](args[0], args[1])
+        return (1, 1) if true else (0, 0) if false else (0, 1)
+    name = re.sub(r"\.float$", ".int", name)
+    if name in ("torch.aten.add.int", "torch.aten.add"):
         return (alo + blo, ahi + bhi)
     if name == "torch.aten.sub.int":
         return (alo - bhi, ahi - blo)
     if name == "torch.aten.mul.int" and alo >= 0 and blo >= 0:
-        return (alo * blo, ahi * bhi)
+        return (_mul(alo, blo), _mul(ahi, bhi))
     if name in ("torch.prim.max.int", "torch.aten.sym_max"):
         return (max(alo, blo), max(ahi, bhi))
     if name in ("torch.prim.min.int", "torch.aten.sym_min"):

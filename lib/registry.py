@@ -85,6 +85,7 @@ def _parse_option(text: str, typ) -> object:
 _PASSES: dict[str, str] = {
     "symhlo-decompose-symbolic-torch-ops": "decompose_symbolic_torch_ops:DecomposeSymbolicTorchOps",
     "symhlo-torch-symbolic-to-shape": "torch_symbolic_to_shape:TorchSymbolicToShape",
+    "symhlo-fold-torch-runtime-asserts": "fold_torch_runtime_asserts:FoldTorchRuntimeAsserts",
     "symhlo-shape-to-stablehlo": "shape_to_stablehlo:ShapeToStablehlo",
     "symhlo-simplify-broadcasts": "simplify_broadcasts:SimplifyBroadcasts",
     "symhlo-verify-pure-stablehlo": "verify_pure_stablehlo:VerifyPureStablehlo",
@@ -99,7 +100,8 @@ _PIPELINES: dict[str, tuple[str, list[str]]] = {
         ["symhlo-decompose-symbolic-torch-ops",
          "symhlo-torch-symbolic-to-shape",
          "func.func(torch-match-quantized-custom-ops)",
-         "torchdynamo-export-to-torch-backend-pipeline"],
+         "torchdynamo-export-to-torch-backend-pipeline",
+         "symhlo-fold-torch-runtime-asserts"],
     ),
     "symhlo-torch-backend-to-stablehlo-pipeline": (
         "Torch backend IR -> pure StableHLO with explicit symbolic size arithmetic.",

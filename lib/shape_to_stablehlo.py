@@ -153,7 +153,7 @@ class _Rewriter:
                                         "only shape.to_extent_tensor users are supported")])
                 self.bridge(user.results[0], new)
             return
-        if _is_i1(t):
+        if _is_i1(t) or isinstance(t, ir.FloatType):
             ext = self.op("tensor.extract", [t], [new]).result
             old.replace_all_uses_with(ext)
             return
@@ -373,6 +373,13 @@ def _convert_generic_from_elements(op: ir.Operation, rw: _Rewriter) -> None:
     if t.rank == 0 and len(op.operands) == 1:
         rw.bridge(op.results[0], rw.scalar(op.operands[0]))
         return
+    if t.rank == 1 and len(op.operands) == t.shape[0]:
+        # Float scalars (torch-mlir's `aten.div.Scalar` by a size): reshape each + concatenate.
+        parts = [rw.reshape(rw.scalar(v), [1]) for v in op.operands]
+        new = parts[0] if len(parts) == 1 else rw.op(
+            "stablehlo.concatenate", [t], parts, {"dimension": ir.IntegerAttr.get(_i64(), 0)}).result
+        op.results[0].replace_all_uses_with(new)
+        return
     raise PassFailure("tensor.from_elements of this type is not supported",
                       [(str(op.location), f"result type {t}")])
 
@@ -458,6 +465,17 @@ def convert_arith_sitofp(op: ir.Operation, rw: _Rewriter) -> None:
     op.results[0].replace_all_uses_with(rw.op("tensor.extract", [op.results[0].type], [v]).result)
 
 
+def convert_arith_negf(op: ir.Operation, rw: _Rewriter) -> None:
+    """arith.negf (scalar) -> stablehlo.negate on a 0-d tensor."""
+    v = rw.scalar(op.operands[0])
+    rw.bridge(op.results[0], rw.op("stablehlo.negate", [v.type], [v]).result)
+
+
+def convert_arith_float_cast(op: ir.Operation, rw: _Rewriter) -> None:
+    """arith.extf / truncf (scalar) -> stablehlo.convert on a 0-d tensor."""
+    rw.bridge(op.results[0], rw.convert(rw.scalar(op.operands[0]), op.results[0].type))
+
+
 PATTERNS: dict[str, Callable[[ir.Operation, _Rewriter], None]] = {
     "arith.constant": convert_arith_constant,
     "tensor.dim": convert_tensor_dim,
@@ -494,6 +512,13 @@ PATTERNS: dict[str, Callable[[ir.Operation, _Rewriter], None]] = {
     "arith.extui": convert_arith_cast,
     "arith.trunci": convert_arith_cast,
     "arith.sitofp": convert_arith_sitofp,
+    "arith.addf": _binary_pattern("add", "arith.addf -> stablehlo.add (0-d float)"),
+    "arith.subf": _binary_pattern("subtract", "arith.subf -> stablehlo.subtract (0-d float)"),
+    "arith.mulf": _binary_pattern("multiply", "arith.mulf -> stablehlo.multiply (0-d float)"),
+    "arith.divf": _binary_pattern("divide", "arith.divf -> stablehlo.divide (0-d float)"),
+    "arith.negf": convert_arith_negf,
+    "arith.extf": convert_arith_float_cast,
+    "arith.truncf": convert_arith_float_cast,
 }
 
 # Ops this pass makes or leaves dead; erased once every user is converted.

@@ -118,7 +118,9 @@ def convert_torch_aten_size_int(op: ir.Operation) -> None:
     axis = axis + len(sizes) if axis < 0 else axis
     if not sizes[axis] < 0:
         return _replace(op, b.to_torch_int(b.const_index(sizes[axis])))
-    elt = ir.Type.parse(m.group(2)) if not m.group(2).startswith("!") else None
+    # Builtin tensors are signless: !torch.vtensor<[?],si64> <-> tensor<?xi64>.
+    elt_text = re.sub(r"^[su]i(\d+)$", r"i\1", m.group(2))
+    elt = ir.Type.parse(elt_text) if not elt_text.startswith("!") else None
     if elt is None:
         raise PassFailure("torch.aten.size.int on a tensor of unsupported dtype",
                           [(str(op.location), vt)])
