@@ -91,6 +91,7 @@ _PASSES: dict[str, str] = {
     "symhlo-verify-pure-stablehlo": "verify_pure_stablehlo:VerifyPureStablehlo",
     "symhlo-prepare-for-iree": "prepare_for_iree:PrepareForIree",
     "symhlo-lower-dynamic-windows-for-iree": "lower_dynamic_windows:LowerDynamicWindowsForIree",
+    "symhlo-fold-float-size-arithmetic": "fold_float_size_arithmetic:FoldFloatSizeArithmetic",
 }
 
 # name -> (summary, elements). Elements may name passes, upstream passes or other pipelines.
@@ -107,6 +108,7 @@ _PIPELINES: dict[str, tuple[str, list[str]]] = {
         "Torch backend IR -> pure StableHLO with explicit symbolic size arithmetic.",
         ["torch-backend-to-stablehlo-backend-pipeline",
          "symhlo-shape-to-stablehlo",
+         "symhlo-fold-float-size-arithmetic",
          "canonicalize", "cse",
          "symhlo-simplify-broadcasts",
          "symhlo-verify-pure-stablehlo"],
