@@ -25,7 +25,7 @@ from .dims import SymbolTable
 from .errors import CompileError, DeviceError, ShapeError, SymhloError
 from .export import StableHLOProgram, export as _export
 from .inputs import Profile, profile_groups
-from .runtime import ARCH_FLAG, DEFAULT_ARCH, TARGETS, Runtime
+from .runtime import TARGETS, Runtime, check_program, target_flags
 from .stages import Stage, StageTimer
 
 _STATS = {"iree_compiles": 0, "exports": 0, "backend_graphs": 0}
@@ -50,15 +50,8 @@ def _bump(key: str) -> None:
 
 
 def iree_flags(target: str, target_arch: str | None = None, extra: Sequence[str] = ()) -> list[str]:
-    """iree-compile flags for a symhlo target name."""
-    if target not in TARGETS:
-        raise DeviceError(f"unknown target '{target}' (valid: {', '.join(TARGETS)})")
-    flags = list(TARGETS[target][0])
-    arch = target_arch or DEFAULT_ARCH.get(target)
-    if arch and target in ARCH_FLAG:
-        flags = [f for f in flags if not f.startswith(ARCH_FLAG[target])]
-        flags.append(f"{ARCH_FLAG[target]}={arch}")
-    return flags + list(extra)
+    """iree-compile flags for a symhlo target name and arch (see symhlo.runtime.target_flags)."""
+    return target_flags(target, target_arch) + list(extra)
 
 
 def prepare_for_iree(stablehlo_text: str) -> str:
@@ -100,6 +93,7 @@ def compile_to_vmfb(stablehlo_text: str, target: str = "cpu", target_arch: str |
     """
     timer = timer or StageTimer(False)
     flags = iree_flags(target, target_arch, extra_flags)
+    check_program(stablehlo_text, target, target_arch)
     with timer.stage(Stage.IREE_INPUT):
         iree_input = prepare_for_iree(stablehlo_text)
     with timer.stage(Stage.IREE):
@@ -357,8 +351,7 @@ def compile(model, args: Sequence | None = None, *, inputs=None, dynamic_shapes=
     if unknown:
         raise ValueError(f"unknown option {unknown[0]!r} (valid: {', '.join(_OPTION_KEYS)})")
     target_arch = target_arch or options.get("target_arch")
-    if target not in TARGETS:
-        raise DeviceError(f"unknown target '{target}' (valid: {', '.join(TARGETS)})")
+    iree_flags(target, target_arch)  # an unknown target or arch fails before the export
     extra = list(options.get("iree_flags", ()))
     groups = profile_groups(inputs) if inputs else None
     if groups is not None:

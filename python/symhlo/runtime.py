@@ -51,6 +51,33 @@ CUDA_ARCHS = ("sm_60", "sm_61", "sm_62", "sm_70", "sm_72", "sm_75", "sm_80", "sm
               "sm_89", "sm_90", "sm_90a", "sm_120", "sm_121")
 
 
+# IREE's default Vulkan target (vp_android_baseline_2022: fp32/int32 compute, 32-bit storage) runs on
+# any Vulkan 1.1 device, but it reads and writes f16 buffers as if they held f32 (measured with
+# iree-run-module on lavapipe: 1 2 3 comes back as 0 2 0 2.25 ...). Programs with f16 tensors need a
+# target with 16-bit storage: a GPU arch (`ampere`, `rdna3`, `valhall4`, ...) or "lavapipe", the
+# baseline plus the 8/16/64-bit compute and storage that Mesa's lavapipe has (no subgroup ops).
+_VULKAN_LAVAPIPE_DEVICE = (
+    '#hal.device.target<"vulkan", [#hal.executable.target<"vulkan-spirv", "vulkan-spirv-fb", '
+    '{iree_codegen.target_info = #iree_gpu.target<arch = "lavapipe", features = "spirv:v1.3,cap:Shader", '
+    'wgp = <compute = fp32|fp16|int64|int32|int16|int8, storage = b64|b32|b16|b8, subgroup = none, '
+    'subgroup_size_choices = [64], max_workgroup_sizes = [128, 128, 64], '
+    'max_thread_count_per_workgroup = 128, max_workgroup_memory_bytes = 16384, '
+    'max_workgroup_counts = [65535, 65535, 65535]>>}>]>')
+_F16 = re.compile(r"tensor<(?:[^<>]*x)?f16>")
+
+
+def check_program(stablehlo_text: str, target: str, target_arch: str | None = None) -> None:
+    """Refuses programs a target is known to run wrongly (CompileError saying what to use instead)."""
+    from .errors import CompileError
+
+    if target == "vulkan" and not target_arch and _F16.search(stablehlo_text):
+        raise CompileError(
+            "the program has f16 tensors, which IREE's default Vulkan target "
+            "(vp_android_baseline_2022, 32-bit storage only) reads and writes as f32, giving wrong "
+            "results; pass target_arch='lavapipe' (Mesa's CPU Vulkan) or your GPU's Vulkan arch "
+            "('ampere', 'rdna3', 'valhall4', ...)")
+
+
 def cuda_device_target(arch: str) -> str:
     """The `#hal.device.target` symhlo passes for a CUDA arch IREE 3.13 has no description of."""
     return (_CUDA_SM80_DEVICE.replace('arch = "sm_80"', f'arch = "{arch}"')
@@ -62,8 +89,8 @@ def target_flags(target: str, target_arch: str | None = None) -> list[str]:
 
     Args:
       target: "cpu", "vulkan", "cuda" or "rocm".
-      target_arch: e.g. "sm_80" (CUDA default), "sm_90", "gfx942" (ROCm default), "rdna3" (Vulkan),
-        "znver4" (CPU; default "host").
+      target_arch: e.g. "sm_80" (CUDA default), "sm_90", "gfx942" (ROCm default), "lavapipe" or
+        "rdna3" (Vulkan; default IREE's portable baseline), "znver4" (CPU; default "host").
     """
     if target not in TARGETS:
         raise DeviceError(f"unknown target '{target}' (valid: {', '.join(TARGETS)})")
@@ -80,6 +107,8 @@ def target_flags(target: str, target_arch: str | None = None) -> list[str]:
                 "driver's PTX JIT")
         if arch in _CUDA_DERIVED:
             return [f"--iree-hal-target-device={cuda_device_target(arch)}"]
+    if target == "vulkan" and arch == "lavapipe":
+        return [f"--iree-hal-target-device={_VULKAN_LAVAPIPE_DEVICE}"]
     flags = [f for f in flags if not f.startswith(ARCH_FLAG[target])]
     return flags + [f"{ARCH_FLAG[target]}={arch}"]
 
