@@ -1,0 +1,125 @@
+"""Real transformer models: a GPT-2-style decoder and a BERT-style encoder, dynamic batch and sequence.
+
+Model definitions are written here (no downloads). Each is compiled once and run at the range
+minimum, middle sizes and a large sequence, compared with eager PyTorch.
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+from torch.export import Dim
+
+from conftest import check_model, randint, seeded
+
+
+class CausalSelfAttention(nn.Module):
+    def __init__(self, d: int, heads: int):
+        super().__init__()
+        self.heads = heads
+        self.qkv = nn.Linear(d, 3 * d)
+        self.proj = nn.Linear(d, d)
+
+    def forward(self, x):
+        b, s, d = x.shape
+        q, k, v = self.qkv(x).split(d, dim=2)
+        q, k, v = (t.view(b, s, self.heads, d // self.heads).transpose(1, 2) for t in (q, k, v))
+        y = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+        return self.proj(y.transpose(1, 2).contiguous().view(b, s, d))
+
+
+class GPTBlock(nn.Module):
+    def __init__(self, d: int, heads: int):
+        super().__init__()
+        self.ln1, self.ln2 = nn.LayerNorm(d), nn.LayerNorm(d)
+        self.attn = CausalSelfAttention(d, heads)
+        self.fc, self.out = nn.Linear(d, 4 * d), nn.Linear(4 * d, d)
+
+    def forward(self, x):
+        x = x + self.attn(self.ln1(x))
+        return x + self.out(F.gelu(self.fc(self.ln2(x)), approximate="tanh"))
+
+
+class GPT2(nn.Module):
+    """Token + learned positions from arange(seq), causal blocks, final LN, LM head tied to wte."""
+
+    def __init__(self, vocab=97, ctx=1024, d=64, heads=4, layers=2):
+        super().__init__()
+        torch.manual_seed(10)
+        self.wte, self.wpe = nn.Embedding(vocab, d), nn.Embedding(ctx, d)
+        self.blocks = nn.ModuleList(GPTBlock(d, heads) for _ in range(layers))
+        self.ln_f = nn.LayerNorm(d)
+        self.lm_head = nn.Linear(d, vocab, bias=False)
+        self.lm_head.weight = self.wte.weight  # tied
+
+    def forward(self, ids):
+        pos = torch.arange(ids.shape[1], device=ids.device)
+        x = self.wte(ids) + self.wpe(pos)[None]
+        for blk in self.blocks:
+            x = blk(x)
+        return self.lm_head(self.ln_f(x))
+
+
+def test_gpt2_decoder():
+    b, s = Dim("batch", min=2, max=16), Dim("seq", min=2, max=1024)
+    ids = lambda bb, ss: (randint(97, bb, ss, gen=seeded(bb * 1000 + ss)),)
+    check_model("gpt2", GPT2(), ids(2, 7), ({0: b, 1: s},),
+                [ids(2, 2), ids(3, 17), ids(2, 130), ids(2, 1024)], rtol=1e-4, atol=2e-4)
+
+
+class BertLayer(nn.Module):
+    def __init__(self, d: int, heads: int):
+        super().__init__()
+        self.heads = heads
+        self.q, self.k, self.v, self.o = (nn.Linear(d, d) for _ in range(4))
+        self.ln1, self.ln2 = nn.LayerNorm(d, eps=1e-12), nn.LayerNorm(d, eps=1e-12)
+        self.ff1, self.ff2 = nn.Linear(d, 4 * d), nn.Linear(4 * d, d)
+
+    def forward(self, x, bias):                             # bias (b, 1, 1, s): 0 or -1e4
+        b, s, d = x.shape
+        hd = d // self.heads
+        split = lambda t: t.view(b, s, self.heads, hd).permute(0, 2, 1, 3)
+        q, k, v = split(self.q(x)), split(self.k(x)), split(self.v(x))
+        scores = torch.matmul(q, k.transpose(-1, -2)) / math.sqrt(hd) + bias
+        ctx = torch.matmul(torch.softmax(scores, dim=-1), v)
+        ctx = ctx.permute(0, 2, 1, 3).reshape(b, s, d)
+        x = self.ln1(x + self.o(ctx))
+        return self.ln2(x + self.ff2(F.gelu(self.ff1(x))))
+
+
+class Bert(nn.Module):
+    """Word + position + token-type embeddings, an attention-mask input, post-LN encoder, pooler."""
+
+    def __init__(self, vocab=113, ctx=512, d=64, heads=4, layers=2):
+        super().__init__()
+        torch.manual_seed(11)
+        self.word, self.pos, self.token_type = nn.Embedding(vocab, d), nn.Embedding(ctx, d), nn.Embedding(2, d)
+        self.ln = nn.LayerNorm(d, eps=1e-12)
+        self.layers = nn.ModuleList(BertLayer(d, heads) for _ in range(layers))
+        self.pool = nn.Linear(d, d)
+
+    def forward(self, ids, mask):
+        s = ids.shape[1]
+        pos = torch.arange(s).unsqueeze(0)
+        x = self.ln(self.word(ids) + self.pos(pos) + self.token_type(torch.zeros_like(ids)))
+        bias = (1.0 - mask[:, None, None, :].to(x.dtype)) * -10000.0
+        for layer in self.layers:
+            x = layer(x, bias)
+        return x, torch.tanh(self.pool(x[:, 0]))
+
+
+def test_bert_encoder_with_attention_mask():
+    b, s = Dim("batch", min=2, max=16), Dim("seq", min=2, max=512)
+
+    def inputs(bb, ss):
+        ids = randint(113, bb, ss, gen=seeded(bb * 7 + ss))
+        lengths = torch.randint(1, ss + 1, (bb,), generator=seeded(ss))
+        mask = (torch.arange(ss)[None, :] < lengths[:, None]).long()  # right padding
+        return ids, mask
+
+    check_model("bert", Bert(), inputs(2, 9), ({0: b, 1: s}, {0: b, 1: s}),
+                [inputs(2, 2), inputs(3, 11), inputs(4, 77), inputs(2, 512)],
+                rtol=1e-4, atol=2e-4)
