@@ -1,0 +1,111 @@
+"""CNN models with dynamic batch and spatial dims: each compiled once, run at 3+ sizes vs eager.
+
+The convolutions and pools here have `?` spatial dims, which IREE 3.13 rejects as StableHLO; they
+reach IREE through symhlo-lower-dynamic-windows-for-iree, while the portable artifact stays pure.
+"""
+
+from __future__ import annotations
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+from torch.export import Dim
+
+from conftest import check_model, randn
+
+
+def _randomize_bn(model: nn.Module, seed: int) -> nn.Module:
+    """Non-trivial running statistics, so batch_norm in inference mode is not the identity."""
+    gen = torch.Generator().manual_seed(seed)
+    for m in model.modules():
+        if isinstance(m, nn.BatchNorm2d):
+            n = m.num_features
+            m.running_mean.copy_(torch.randn(n, generator=gen) * 0.1)
+            m.running_var.copy_(torch.rand(n, generator=gen) + 0.5)
+            m.weight.data.copy_(torch.rand(n, generator=gen) + 0.5)
+            m.bias.data.copy_(torch.randn(n, generator=gen) * 0.1)
+    return model
+
+
+class BasicBlock(nn.Module):
+    """conv3x3-bn-relu-conv3x3-bn + shortcut (1x1 conv + bn when the shape changes), relu."""
+
+    def __init__(self, cin: int, cout: int, stride: int):
+        super().__init__()
+        self.conv1 = nn.Conv2d(cin, cout, 3, stride=stride, padding=1, bias=False)
+        self.bn1 = nn.BatchNorm2d(cout)
+        self.conv2 = nn.Conv2d(cout, cout, 3, padding=1, bias=False)
+        self.bn2 = nn.BatchNorm2d(cout)
+        self.shortcut = nn.Identity()
+        if stride != 1 or cin != cout:
+            self.shortcut = nn.Sequential(nn.Conv2d(cin, cout, 1, stride=stride, bias=False),
+                                          nn.BatchNorm2d(cout))
+
+    def forward(self, x):
+        y = F.relu(self.bn1(self.conv1(x)))
+        y = self.bn2(self.conv2(y))
+        return F.relu(y + self.shortcut(x))
+
+
+class ResNetSmall(nn.Module):
+    """ResNet-style: 7x7/2 stem, bn, relu, 3x3/2 max pool, 3 basic blocks, global avg pool, fc."""
+
+    def __init__(self, num_classes: int = 10):
+        super().__init__()
+        torch.manual_seed(0)
+        self.stem = nn.Conv2d(3, 16, 7, stride=2, padding=3, bias=False)
+        self.bn = nn.BatchNorm2d(16)
+        self.layers = nn.Sequential(BasicBlock(16, 16, 1), BasicBlock(16, 32, 2),
+                                    BasicBlock(32, 32, 1))
+        self.fc = nn.Linear(32, num_classes)
+        _randomize_bn(self, 1)
+
+    def forward(self, x):
+        x = F.max_pool2d(F.relu(self.bn(self.stem(x))), 3, stride=2, padding=1)
+        x = self.layers(x)
+        x = F.adaptive_avg_pool2d(x, 1).flatten(1)
+        return self.fc(x)
+
+
+def test_resnet_dynamic_batch_and_hw():
+    b = Dim("b", min=1, max=64)
+    h, w = Dim("h", min=16, max=1024), Dim("w", min=16, max=1024)
+    check_model("resnet_small", ResNetSmall(), (randn(2, 3, 32, 40),), ({0: b, 2: h, 3: w},),
+                [(randn(1, 3, 16, 16),), (randn(3, 3, 37, 50),), (randn(2, 3, 224, 288),)],
+                rtol=1e-4, atol=1e-4)
+
+
+def _conv_bn_relu(cin: int, cout: int) -> nn.Sequential:
+    return nn.Sequential(nn.Conv2d(cin, cout, 3, padding=1), nn.BatchNorm2d(cout), nn.ReLU(),
+                         nn.Conv2d(cout, cout, 3, padding=1), nn.ReLU())
+
+
+class UNetSmall(nn.Module):
+    """U-Net-style, two levels: max-pool down, nearest / bilinear x2 up, skip concats."""
+
+    def __init__(self):
+        super().__init__()
+        torch.manual_seed(0)
+        self.enc1, self.enc2 = _conv_bn_relu(3, 8), _conv_bn_relu(8, 16)
+        self.mid = _conv_bn_relu(16, 32)
+        self.dec2, self.dec1 = _conv_bn_relu(32 + 16, 16), _conv_bn_relu(16 + 8, 8)
+        self.head = nn.Conv2d(8, 2, 1)
+        _randomize_bn(self, 2)
+
+    def forward(self, x):
+        e1 = self.enc1(x)
+        e2 = self.enc2(F.max_pool2d(e1, 2))
+        m = self.mid(F.avg_pool2d(e2, 2))
+        d2 = self.dec2(torch.cat([F.interpolate(m, scale_factor=2, mode="nearest"), e2], dim=1))
+        up = F.interpolate(d2, scale_factor=2, mode="bilinear", align_corners=False)
+        d1 = self.dec1(torch.cat([up, e1], dim=1))
+        return self.head(d1)
+
+
+def test_unet_derived_hw():
+    b = Dim("b", min=1, max=16)
+    h, w = Dim("h", min=2, max=256), Dim("w", min=2, max=256)
+    check_model("unet_small", UNetSmall(), (randn(2, 3, 16, 24),),
+                ({0: b, 2: 4 * h, 3: 4 * w},),
+                [(randn(1, 3, 8, 8),), (randn(2, 3, 20, 36),), (randn(1, 3, 128, 160),)],
+                rtol=1e-4, atol=1e-4)

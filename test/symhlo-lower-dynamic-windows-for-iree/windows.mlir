@@ -1,0 +1,168 @@
+// RUN: symhlo-opt --symhlo-lower-dynamic-windows-for-iree --split-input-file --verify-diagnostics %s | FileCheck %s
+
+// Convolutions and pooling over `?` spatial dims -> stablehlo.pad + linalg named ops, with the
+// output extents computed from the padded input: (padded - dilation*(window-1) - 1) / stride + 1.
+
+// CHECK-LABEL: func @conv2d_stride_pad
+// CHECK-DAG:     %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-DAG:     %[[ZT:.*]] = stablehlo.constant dense<0.000000e+00> : tensor<f32>
+// CHECK:         %[[P:.*]] = stablehlo.pad %arg0, %[[ZT]], low = [0, 0, 1, 1], high = [0, 0, 1, 1], interior = [0, 0, 0, 0] : (tensor<?x3x?x?xf32>, tensor<f32>) -> tensor<?x3x?x?xf32>
+// CHECK:         %[[N:.*]] = tensor.dim %arg0, %{{.*}} : tensor<?x3x?x?xf32>
+// CHECK:         %[[PH:.*]] = tensor.dim %[[P]], %{{.*}} : tensor<?x3x?x?xf32>
+// CHECK:         %[[H1:.*]] = arith.subi %[[PH]], %{{.*}} : index
+// CHECK:         %[[H2:.*]] = arith.divsi %[[H1]], %{{.*}} : index
+// CHECK:         %[[OH:.*]] = arith.addi %[[H2]], %{{.*}} : index
+// CHECK:         %[[PW:.*]] = tensor.dim %[[P]], %{{.*}} : tensor<?x3x?x?xf32>
+// CHECK:         %[[OW:.*]] = arith.addi
+// CHECK:         %[[E:.*]] = tensor.empty(%[[N]], %[[OH]], %[[OW]]) : tensor<?x4x?x?xf32>
+// CHECK:         %[[F:.*]] = linalg.fill ins(%[[ZERO]] : f32) outs(%[[E]] : tensor<?x4x?x?xf32>)
+// CHECK:         %[[C:.*]] = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%[[P]], %arg1 : tensor<?x3x?x?xf32>, tensor<4x3x3x3xf32>) outs(%[[F]] : tensor<?x4x?x?xf32>)
+// CHECK:         return %[[C]]
+// CHECK-NOT:     stablehlo.convolution
+func.func @conv2d_stride_pad(%arg0: tensor<?x3x?x?xf32>, %arg1: tensor<4x3x3x3xf32>) -> tensor<?x4x?x?xf32> {
+  %0 = stablehlo.convolution(%arg0, %arg1) dim_numbers = [b, f, 0, 1]x[o, i, 0, 1]->[b, f, 0, 1], window = {stride = [2, 2], pad = [[1, 1], [1, 1]], rhs_dilate = [1, 1]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<?x3x?x?xf32>, tensor<4x3x3x3xf32>) -> tensor<?x4x?x?xf32>
+  return %0 : tensor<?x4x?x?xf32>
+}
+
+// -----
+
+// A dynamic batch alone compiles in IREE as StableHLO: left alone.
+// CHECK-LABEL: func @conv2d_dynamic_batch_only_unchanged
+// CHECK:         stablehlo.convolution
+// CHECK-NOT:     linalg
+func.func @conv2d_dynamic_batch_only_unchanged(%arg0: tensor<?x3x8x8xf32>, %arg1: tensor<4x3x3x3xf32>) -> tensor<?x4x6x6xf32> {
+  %0 = stablehlo.convolution(%arg0, %arg1) dim_numbers = [b, f, 0, 1]x[o, i, 0, 1]->[b, f, 0, 1], window = {stride = [1, 1], pad = [[0, 0], [0, 0]], rhs_dilate = [1, 1]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<?x3x8x8xf32>, tensor<4x3x3x3xf32>) -> tensor<?x4x6x6xf32>
+  return %0 : tensor<?x4x6x6xf32>
+}
+
+// -----
+
+// No padding: no pad op; dilation 2 widens the window span to 2*(3-1)+1 = 5.
+// CHECK-LABEL: func @conv1d_dilated
+// CHECK-NOT:     stablehlo.pad
+// CHECK:         %[[W:.*]] = tensor.dim %arg0, %{{.*}} : tensor<2x3x?xf32>
+// CHECK:         %[[C5:.*]] = arith.constant 5 : index
+// CHECK:         %[[S:.*]] = arith.subi %[[W]], %[[C5]] : index
+// CHECK:         %[[OW:.*]] = arith.addi %[[S]], %{{.*}} : index
+// CHECK:         %[[E:.*]] = tensor.empty(%[[OW]]) : tensor<2x4x?xf32>
+// CHECK:         linalg.conv_1d_ncw_fcw {dilations = dense<2> : tensor<1xi64>, strides = dense<1> : tensor<1xi64>} ins(%arg0, %arg1 : tensor<2x3x?xf32>, tensor<4x3x3xf32>)
+func.func @conv1d_dilated(%arg0: tensor<2x3x?xf32>, %arg1: tensor<4x3x3xf32>) -> tensor<2x4x?xf32> {
+  %0 = stablehlo.convolution(%arg0, %arg1) dim_numbers = [b, f, 0]x[o, i, 0]->[b, f, 0], window = {stride = [1], pad = [[0, 0]], rhs_dilate = [2]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<2x3x?xf32>, tensor<4x3x3xf32>) -> tensor<2x4x?xf32>
+  return %0 : tensor<2x4x?xf32>
+}
+
+// -----
+
+// Feature groups: N x (G*C) x H x W -> N x G x C x H x W, kernel (G*F) x C -> G x F x C.
+// CHECK-LABEL: func @conv2d_groups
+// CHECK:         %[[X:.*]] = tensor.expand_shape %{{.*}} {{\[}}[0], [1, 2], [3], [4]] output_shape [%{{.*}}, 2, 2, %{{.*}}, %{{.*}}] : tensor<?x4x?x?xf32> into tensor<?x2x2x?x?xf32>
+// CHECK:         %[[K:.*]] = stablehlo.reshape %arg1 : (tensor<6x2x3x3xf32>) -> tensor<2x3x2x3x3xf32>
+// CHECK:         %[[C:.*]] = linalg.conv_2d_ngchw_gfchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%[[X]], %[[K]] : tensor<?x2x2x?x?xf32>, tensor<2x3x2x3x3xf32>) outs(%{{.*}} : tensor<?x2x3x?x?xf32>)
+// CHECK:         %[[R:.*]] = tensor.collapse_shape %[[C]] {{\[}}[0], [1, 2], [3], [4]] : tensor<?x2x3x?x?xf32> into tensor<?x6x?x?xf32>
+// CHECK:         return %[[R]]
+func.func @conv2d_groups(%arg0: tensor<?x4x?x?xf32>, %arg1: tensor<6x2x3x3xf32>) -> tensor<?x6x?x?xf32> {
+  %0 = stablehlo.convolution(%arg0, %arg1) dim_numbers = [b, f, 0, 1]x[o, i, 0, 1]->[b, f, 0, 1], window = {stride = [1, 1], pad = [[1, 1], [1, 1]], rhs_dilate = [1, 1]} {batch_group_count = 1 : i64, feature_group_count = 2 : i64} : (tensor<?x4x?x?xf32>, tensor<6x2x3x3xf32>) -> tensor<?x6x?x?xf32>
+  return %0 : tensor<?x6x?x?xf32>
+}
+
+// -----
+
+// Transposed convolution (torch's ConvTranspose2d): the HWOI kernel is transposed to OIHW and
+// the lhs dilation becomes interior padding.
+// CHECK-LABEL: func @conv_transpose2d
+// CHECK:         %[[K:.*]] = stablehlo.transpose %arg1, dims = [2, 3, 0, 1] : (tensor<2x2x3x4xf32>) -> tensor<3x4x2x2xf32>
+// CHECK:         %[[P:.*]] = stablehlo.pad %arg0, %{{.*}}, low = [0, 0, 1, 1], high = [0, 0, 1, 1], interior = [0, 0, 1, 1]
+// CHECK:         linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%[[P]], %[[K]] : tensor<?x4x?x?xf32>, tensor<3x4x2x2xf32>)
+func.func @conv_transpose2d(%arg0: tensor<?x4x?x?xf32>, %arg1: tensor<2x2x3x4xf32>) -> tensor<?x3x?x?xf32> {
+  %0 = stablehlo.convolution(%arg0, %arg1) dim_numbers = [b, f, 0, 1]x[0, 1, o, i]->[b, f, 0, 1], window = {stride = [1, 1], pad = [[1, 1], [1, 1]], lhs_dilate = [2, 2], rhs_dilate = [1, 1]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<?x4x?x?xf32>, tensor<2x2x3x4xf32>) -> tensor<?x3x?x?xf32>
+  return %0 : tensor<?x3x?x?xf32>
+}
+
+// -----
+
+// Max pooling: the padding holds the init value (-inf), the output starts at the init value.
+// CHECK-LABEL: func @max_pool2d
+// CHECK:         %[[INIT:.*]] = stablehlo.constant dense<0xFF800000> : tensor<f32>
+// CHECK:         %[[I:.*]] = tensor.extract %[[INIT]][] : tensor<f32>
+// CHECK:         %[[P:.*]] = stablehlo.pad %arg0, %[[INIT]], low = [0, 0, 1, 1], high = [0, 0, 1, 1], interior = [0, 0, 0, 0]
+// CHECK:         %[[E:.*]] = tensor.empty(%{{.*}}, %{{.*}}, %{{.*}}) : tensor<?x3x?x?xf32>
+// CHECK:         %[[F:.*]] = linalg.fill ins(%[[I]] : f32) outs(%[[E]] : tensor<?x3x?x?xf32>)
+// CHECK:         %[[K:.*]] = tensor.empty() : tensor<3x3xf32>
+// CHECK:         linalg.pooling_nchw_max {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%[[P]], %[[K]] : tensor<?x3x?x?xf32>, tensor<3x3xf32>) outs(%[[F]] : tensor<?x3x?x?xf32>)
+// CHECK-NOT:     stablehlo.reduce_window
+func.func @max_pool2d(%arg0: tensor<?x3x?x?xf32>) -> tensor<?x3x?x?xf32> {
+  %cst = stablehlo.constant dense<0xFF800000> : tensor<f32>
+  %0 = "stablehlo.reduce_window"(%arg0, %cst) <{padding = dense<[[0, 0], [0, 0], [1, 1], [1, 1]]> : tensor<4x2xi64>, window_dilations = array<i64: 1, 1, 1, 1>, window_dimensions = array<i64: 1, 1, 3, 3>, window_strides = array<i64: 1, 1, 2, 2>}> ({
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    %1 = stablehlo.maximum %a, %b : tensor<f32>
+    stablehlo.return %1 : tensor<f32>
+  }) : (tensor<?x3x?x?xf32>, tensor<f32>) -> tensor<?x3x?x?xf32>
+  return %0 : tensor<?x3x?x?xf32>
+}
+
+// -----
+
+// The sum behind avg_pool2d, without padding.
+// CHECK-LABEL: func @sum_pool2d
+// CHECK-NOT:     stablehlo.pad
+// CHECK:         linalg.pooling_nchw_sum {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%arg0, %{{.*}} : tensor<?x3x?x?xf32>, tensor<2x2xf32>)
+func.func @sum_pool2d(%arg0: tensor<?x3x?x?xf32>) -> tensor<?x3x?x?xf32> {
+  %cst = stablehlo.constant dense<0.000000e+00> : tensor<f32>
+  %0 = "stablehlo.reduce_window"(%arg0, %cst) <{window_dimensions = array<i64: 1, 1, 2, 2>, window_strides = array<i64: 1, 1, 2, 2>}> ({
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    %1 = stablehlo.add %a, %b : tensor<f32>
+    stablehlo.return %1 : tensor<f32>
+  }) : (tensor<?x3x?x?xf32>, tensor<f32>) -> tensor<?x3x?x?xf32>
+  return %0 : tensor<?x3x?x?xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func @max_pool1d
+// CHECK:         linalg.pooling_ncw_max {dilations = dense<1> : tensor<1xi64>, strides = dense<2> : tensor<1xi64>} ins(%arg0, %{{.*}} : tensor<?x3x?xf32>, tensor<2xf32>)
+func.func @max_pool1d(%arg0: tensor<?x3x?xf32>) -> tensor<?x3x?xf32> {
+  %cst = stablehlo.constant dense<0xFF800000> : tensor<f32>
+  %0 = "stablehlo.reduce_window"(%arg0, %cst) <{window_dimensions = array<i64: 1, 1, 2>, window_strides = array<i64: 1, 1, 2>}> ({
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    %1 = stablehlo.maximum %a, %b : tensor<f32>
+    stablehlo.return %1 : tensor<f32>
+  }) : (tensor<?x3x?xf32>, tensor<f32>) -> tensor<?x3x?xf32>
+  return %0 : tensor<?x3x?xf32>
+}
+
+// -----
+
+// A reduction across a `?` axis that is not windowed (the window is 1 everywhere but the static
+// axis 1) is not a spatial window: left alone.
+// CHECK-LABEL: func @reduce_window_static_window_axis_unchanged
+// CHECK:         stablehlo.reduce_window
+func.func @reduce_window_static_window_axis_unchanged(%arg0: tensor<?x4xf32>) -> tensor<?x2xf32> {
+  %cst = stablehlo.constant dense<0.000000e+00> : tensor<f32>
+  %0 = "stablehlo.reduce_window"(%arg0, %cst) <{window_dimensions = array<i64: 1, 2>, window_strides = array<i64: 1, 2>}> ({
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    %1 = stablehlo.add %a, %b : tensor<f32>
+    stablehlo.return %1 : tensor<f32>
+  }) : (tensor<?x4xf32>, tensor<f32>) -> tensor<?x2xf32>
+  return %0 : tensor<?x2xf32>
+}
+
+// -----
+
+func.func @min_pool_failure_no_linalg_op(%arg0: tensor<?x3x?x?xf32>) -> tensor<?x3x?x?xf32> {
+  %cst = stablehlo.constant dense<0x7F800000> : tensor<f32>
+  // expected-error@+1 {{'stablehlo.reduce_window' over dynamic spatial dims with a body of 'stablehlo.minimum' (only stablehlo.maximum and stablehlo.add) has no IREE lowering (symhlo-lower-dynamic-windows-for-iree)}}
+  %0 = "stablehlo.reduce_window"(%arg0, %cst) <{window_dimensions = array<i64: 1, 1, 2, 2>, window_strides = array<i64: 1, 1, 2, 2>}> ({
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    %1 = stablehlo.minimum %a, %b : tensor<f32>
+    stablehlo.return %1 : tensor<f32>
+  }) : (tensor<?x3x?x?xf32>, tensor<f32>) -> tensor<?x3x?x?xf32>
+  return %0 : tensor<?x3x?x?xf32>
+}
+
+// -----
+
+func.func @conv_nhwc_failure(%arg0: tensor<?x?x?x3xf32>, %arg1: tensor<3x3x3x4xf32>) -> tensor<?x?x?x4xf32> {
+  // expected-error@+1 {{'stablehlo.convolution' over dynamic spatial dims with layout #stablehlo.conv<[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]> (only torch's [b, f, spatial] input and output) has no IREE lowering}}
+  %0 = stablehlo.convolution(%arg0, %arg1) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f], window = {stride = [1, 1], pad = [[0, 0], [0, 0]], rhs_dilate = [1, 1]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<?x?x?x3xf32>, tensor<3x3x3x4xf32>) -> tensor<?x?x?x4xf32>
+  return %0 : tensor<?x?x?x4xf32>
+}
