@@ -9,7 +9,6 @@ aligned); the staging copy works on every driver.
 
 from __future__ import annotations
 
-import json
 import re
 
 import numpy as np
@@ -146,6 +145,22 @@ def vmfb_targets(vmfb: bytes) -> list[str]:
     return [t for pattern, t in _FORMAT_TARGET if pattern.search(vmfb)]
 
 
+def vmfb_signature(vmfb: bytes, function: str = "main") -> str:
+    """The declaration IREE records for `function` in a vmfb, read without any device, e.g.
+    `sync func @main(%input0: tensor<?x32xf32>) -> (%output0: tensor<?x16xf32>)`."""
+    import iree.runtime as rt
+
+    instance = rt.VmInstance()
+    module = rt.VmModule.copy_buffer(instance, vmfb)
+    fn = module.lookup_function(function)
+    if fn is None:
+        raise SymhloError(f"the module has no function '{function}' "
+                          f"(it has: {', '.join(module.function_names)})")
+    decl = str(fn.reflection.get("iree.abi.declaration", ""))
+    del fn, module  # the function must not outlive its module
+    return decl
+
+
 def open_device(driver: str):
     """The (process-cached) IREE HAL device for `driver`; DeviceError naming what is missing."""
     import iree.runtime as rt
@@ -157,10 +172,22 @@ def open_device(driver: str):
     try:
         return rt.get_device(driver)
     except Exception as e:
-        reason = " ".join(str(e).split())
+        cause = e.__cause__ or e  # get_device's own message is generic; its cause names the library
+        reason = " ".join(str(cause).split())
+        usable = [t for t in TARGETS if t != target_of_driver(driver) and _has_device(TARGETS[t][1])]
         raise DeviceError(
-            f"no device for IREE driver '{driver}' (target '{target_of_driver(driver)}'): "
-            f"{reason}. It needs {DRIVER_NEEDS.get(driver, 'its device driver')}.") from None
+            f"no device for target '{target_of_driver(driver)}' (IREE driver '{driver}'): "
+            f"{reason}. It needs {DRIVER_NEEDS.get(driver, 'its device driver')}. "
+            f"Targets with a device here: {', '.join(usable) or 'none'}.") from None
+
+
+def _has_device(driver: str) -> bool:
+    import iree.runtime as rt
+
+    try:
+        return bool(rt.get_driver(driver).query_available_devices())
+    except Exception:
+        return False
 
 
 def _element_type(dtype: np.dtype):
@@ -221,28 +248,26 @@ class Runtime:
         if self.function is None:
             raise SymhloError(f"the module has no function '{function}' "
                               f"(it has: {', '.join(self.module.function_names)})")
-        abi = json.loads(self.function.reflection.get("iree.abi", "null") or "null") or {}
-        self._ret_descs = abi.get("r")
+        self.signature = str(self.function.reflection.get("iree.abi.declaration", ""))
+        self._n_args, self._n_results = _arity(self.signature)
 
     def __call__(self, arrays: list[np.ndarray]) -> list[np.ndarray]:
         """Runs the function on host arrays; returns host arrays (copies, owned by numpy)."""
         import iree.runtime as rt
 
+        if self._n_args is not None and len(arrays) != self._n_args:
+            raise SymhloError(f"the module takes {self._n_args} arrays, got {len(arrays)} "
+                              f"({self.signature})")
         args = rt.VmVariantList(len(arrays))
         for a in arrays:
             args.push_ref(self._to_device(np.ascontiguousarray(a)))
-        n_ret = len(self._ret_descs) if self._ret_descs is not None else 4
-        rets = rt.VmVariantList(n_ret)
+        rets = rt.VmVariantList(self._n_results or 4)
         try:
             self.ctx.invoke(self.function, args, rets)
         except Exception as e:
             raise SymhloError(f"the module failed on IREE driver '{self.driver}': "
                               f"{' '.join(str(e).split())}") from None
-        out = []
-        for i in range(len(rets)):
-            desc = self._ret_descs[i] if self._ret_descs and i < len(self._ret_descs) else None
-            out.append(self._to_host(rets, i, desc))
-        return out
+        return [self._to_host(rets, i) for i in range(len(rets))]
 
     # -- transfers -----------------------------------------------------------------------------
 
@@ -257,7 +282,7 @@ class Runtime:
             allowed_usage=rt.BufferUsage.DEFAULT | rt.BufferUsage.MAPPING,
             device=self.device, buffer=a, element_type=et)
 
-    def _to_host(self, rets, i: int, desc) -> np.ndarray:
+    def _to_host(self, rets, i: int) -> np.ndarray:
         import iree.runtime as rt
 
         try:
@@ -265,22 +290,16 @@ class Runtime:
         except Exception:
             return np.asarray(rets.get_variant(i))
         shape = tuple(bv.shape)
-        dtype = rt.HalElementType.map_to_dtype(bv.element_type)
-        if isinstance(desc, list) and len(desc) > 1 and desc[0] == "ndarray" and desc[1] == "i1":
-            want = np.dtype(np.bool_)
-        else:
-            want = np.dtype(dtype)
+        dtype = np.dtype(rt.HalElementType.map_to_dtype(bv.element_type))  # BOOL_8 -> bool
         if int(np.prod(shape)) == 0:
-            return np.empty(shape, dtype=want)
+            return np.empty(shape, dtype=dtype)
         buf = bv.get_buffer()
         mappable = (buf.memory_type() & int(rt.MemoryType.HOST_VISIBLE)
                     and buf.allowed_usage() & int(rt.BufferUsage.MAPPING_SCOPED))
         if mappable:
             mapped = bv.map()
-            host = np.array(mapped.asarray(shape, dtype), copy=True)
-        else:
-            host = self._staged_copy(buf, shape, dtype)
-        return host.astype(want) if host.dtype != want else host
+            return np.array(mapped.asarray(shape, dtype), copy=True)
+        return self._staged_copy(buf, shape, dtype)
 
     def _staged_copy(self, source, shape, dtype) -> np.ndarray:
         """Device buffer -> a host-visible staging buffer (queue copy) -> a numpy copy."""
@@ -297,6 +316,15 @@ class Runtime:
         rt.HalFence.create_at(sem, 1).wait()
         mapped = staging.map()
         return np.array(mapped.asarray(shape, dtype), copy=True)
+
+
+def _arity(signature: str) -> tuple[int | None, int | None]:
+    """(number of arguments, number of results) from an IREE declaration; None where unknown."""
+    m = re.match(r".*?@[\w$.-]+\((.*?)\)\s*(?:->\s*(.*))?$", signature.strip(), re.S)
+    if not m:
+        return None, None
+    count = lambda part: len(re.findall(r"%\w+\s*:", part)) if part else 0  # noqa: E731
+    return count(m.group(1)), count(m.group(2))
 
 
 def _first_line(e: Exception) -> str:
