@@ -1,0 +1,211 @@
+"""The benchmark models, defined here (no downloads): GPT-2-width decoder stack, ResNet-18, MLP, block.
+
+Every model is built with a fixed seed, in eval mode, float32. Each entry of `MODELS` says how to
+build the model, how to make an input for one benchmark size, and how that size maps onto
+torch.export dims (which axes are dynamic, and their ranges).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Callable
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+# -- GPT-2-small width decoder stack -------------------------------------------------------------
+
+
+class GPT2Block(nn.Module):
+    """GPT-2's pre-norm decoder block: causal self-attention + 4x GELU(tanh) MLP."""
+
+    def __init__(self, d: int = 768, heads: int = 12):
+        super().__init__()
+        self.heads = heads
+        self.ln_1 = nn.LayerNorm(d)
+        self.c_attn = nn.Linear(d, 3 * d)
+        self.c_proj = nn.Linear(d, d)
+        self.ln_2 = nn.LayerNorm(d)
+        self.c_fc = nn.Linear(d, 4 * d)
+        self.mlp_proj = nn.Linear(4 * d, d)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        b, s, d = x.shape
+        hd = d // self.heads
+        q, k, v = self.c_attn(self.ln_1(x)).split(d, dim=-1)
+        q, k, v = (t.view(b, s, self.heads, hd).transpose(1, 2) for t in (q, k, v))
+        att = (q @ k.transpose(-1, -2)) * (1.0 / math.sqrt(hd))
+        mask = torch.ones(s, s, dtype=torch.bool).tril()
+        att = att.masked_fill(~mask, float("-inf")).softmax(-1)
+        x = x + self.c_proj((att @ v).transpose(1, 2).reshape(b, s, d))
+        return x + self.mlp_proj(F.gelu(self.c_fc(self.ln_2(x)), approximate="tanh"))
+
+
+class GPT2Stack(nn.Module):
+    """GPT-2-small width (d=768, 12 heads), `layers` blocks, learned positions, final LayerNorm.
+
+    Input: hidden states (batch, seq, 768), i.e. after the token embedding; the 50257-row token
+    embedding and LM head are left out (their 150 MB of weights only measure constant handling).
+    """
+
+    def __init__(self, layers: int = 4, d: int = 768, heads: int = 12, max_pos: int = 1024):
+        super().__init__()
+        self.wpe = nn.Embedding(max_pos, d)
+        self.h = nn.ModuleList(GPT2Block(d, heads) for _ in range(layers))
+        self.ln_f = nn.LayerNorm(d)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        pos = torch.arange(x.shape[1])
+        x = x + self.wpe(pos)[None]
+        for block in self.h:
+            x = block(x)
+        return self.ln_f(x)
+
+
+# -- ResNet-18 -----------------------------------------------------------------------------------
+
+
+class BasicBlock(nn.Module):
+    def __init__(self, cin: int, cout: int, stride: int):
+        super().__init__()
+        self.conv1 = nn.Conv2d(cin, cout, 3, stride, 1, bias=False)
+        self.bn1 = nn.BatchNorm2d(cout)
+        self.conv2 = nn.Conv2d(cout, cout, 3, 1, 1, bias=False)
+        self.bn2 = nn.BatchNorm2d(cout)
+        self.down = None
+        if stride != 1 or cin != cout:
+            self.down = nn.Sequential(nn.Conv2d(cin, cout, 1, stride, bias=False), nn.BatchNorm2d(cout))
+
+    def forward(self, x):
+        y = F.relu(self.bn1(self.conv1(x)))
+        y = self.bn2(self.conv2(y))
+        return F.relu(y + (x if self.down is None else self.down(x)))
+
+
+class ResNet18(nn.Module):
+    """torchvision's ResNet-18 layout (written out: no torchvision dependency), 1000 classes."""
+
+    def __init__(self, num_classes: int = 1000):
+        super().__init__()
+        self.conv1 = nn.Conv2d(3, 64, 7, 2, 3, bias=False)
+        self.bn1 = nn.BatchNorm2d(64)
+        blocks, cin = [], 64
+        for cout, stride in ((64, 1), (128, 2), (256, 2), (512, 2)):
+            blocks += [BasicBlock(cin, cout, stride), BasicBlock(cout, cout, 1)]
+            cin = cout
+        self.layers = nn.Sequential(*blocks)
+        self.fc = nn.Linear(512, num_classes)
+
+    def forward(self, x):
+        x = F.max_pool2d(F.relu(self.bn1(self.conv1(x))), 3, 2, 1)
+        x = self.layers(x)
+        return self.fc(torch.flatten(F.adaptive_avg_pool2d(x, 1), 1))
+
+
+# -- the e2e tests' small models -----------------------------------------------------------------
+
+
+class MLP(nn.Module):
+    """The e2e MLP (16 -> 64 -> 8), dynamic batch."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc1, self.fc2 = nn.Linear(16, 64), nn.Linear(64, 8)
+
+    def forward(self, x):
+        return self.fc2(F.gelu(self.fc1(x)))
+
+
+def transformer_block() -> nn.Module:
+    from symhlo.demo import TransformerBlock
+
+    return TransformerBlock(d=64, heads=4)
+
+
+# -- registry ------------------------------------------------------------------------------------
+
+
+@dataclass
+class Spec:
+    """A benchmark model: how to build it, its sizes, and which input axes are dynamic.
+
+    `sizes` are tuples of the dynamic axes' values in `axes` order (e.g. (batch, seq)); `shape(size)`
+    gives the full input shape; `ranges` are the (min, max) of each dynamic axis for the one
+    dynamic compile.
+    """
+
+    name: str
+    build: Callable[[], nn.Module]
+    shape: Callable[[tuple], tuple]
+    axes: tuple[int, ...]          # input axes that are dynamic
+    axis_names: tuple[str, ...]
+    ranges: tuple[tuple[int, int], ...]
+    sizes: list[tuple] = field(default_factory=list)
+    rtol: float = 1e-3
+    # input axes dynamic in the symhlo-dyn compile but fixed across the sizes: axis -> (name, min, max)
+    extra_dynamic: dict = field(default_factory=dict)
+    describe: str = ""
+
+    def make(self) -> nn.Module:
+        torch.manual_seed(0)
+        return self.build().eval()
+
+    def example(self, size: tuple) -> torch.Tensor:
+        g = torch.Generator().manual_seed(hash(size) & 0xFFFF)
+        return torch.randn(*self.shape(size), generator=g)
+
+    def label(self, size: tuple) -> str:
+        return " ".join(f"{n}={v}" for n, v in zip(self.axis_names, size))
+
+
+def gpt2(layers: int, quick: bool = False) -> Spec:
+    batches, seqs = ((1, 2), (8, 32)) if quick else ((1, 4), (32, 128, 512))
+    return Spec(
+        name=f"gpt2-{layers}L",
+        build=lambda: GPT2Stack(layers=layers),
+        shape=lambda s: (s[0], s[1], 768),
+        axes=(0, 1), axis_names=("batch", "seq"),
+        ranges=((1, 16), (2, 1024)),
+        sizes=[(b, s) for b in batches for s in seqs],
+        rtol=2e-3,
+        describe=f"(batch, seq, 768) hidden states, {layers} layers of d=768, 12 heads",
+    )
+
+
+def resnet18(quick: bool = False, spatial: int = 224, dynamic_hw: bool = True) -> Spec:
+    """Measured at (batch, 3, 224, 224); the dynamic compile also leaves H and W dynamic.
+
+    torch.export needs H, W >= 33 (adaptive pooling of a 1x1 map would specialize).
+    """
+    hw = 64 if quick else spatial
+    return Spec(
+        name="resnet18",
+        build=ResNet18,
+        shape=lambda s: (s[0], 3, hw, hw),
+        axes=(0,), axis_names=("batch",),
+        ranges=((1, 64),),
+        sizes=[(1,), (2,)] if quick else [(1,), (8,)],
+        extra_dynamic={2: ("height", 33, 1024), 3: ("width", 33, 1024)} if dynamic_hw else {},
+        describe=f"(batch, 3, {hw}, {hw})" + (", H and W dynamic too" if dynamic_hw else ""),
+    )
+
+
+def mlp(quick: bool = False) -> Spec:
+    return Spec(
+        name="mlp", build=MLP, shape=lambda s: (s[0], 16),
+        axes=(0,), axis_names=("batch",), ranges=((1, 4096),),
+        sizes=[(1,), (64,)] if quick else [(1,), (64,), (4096,)],
+        describe="(batch, 16)",
+    )
+
+
+def block(quick: bool = False) -> Spec:
+    return Spec(
+        name="transformer-block", build=transformer_block, shape=lambda s: (s[0], s[1], 64),
+        axes=(0, 1), axis_names=("batch", "seq"), ranges=((1, 64), (2, 512)),
+        sizes=[(1, 8), (2, 32)] if quick else [(1, 32), (4, 128), (4, 512)],
+        describe="(batch, seq, 64), d=64, 4 heads",
+    )
