@@ -433,6 +433,18 @@ def convert_ceil_div(op: ir.Operation, rw: _Rewriter) -> None:
     rw.bridge(op.results[0], rw.select(needs_fix, rw.binary("add", q, rw.const(1)), q))
 
 
+def convert_arith_unsigned(op: ir.Operation, rw: _Rewriter) -> None:
+    """arith.divui / remui -> stablehlo.divide / remainder on tensor<i64>.
+
+    torch-mlir emits the unsigned forms only on sizes (numel / known extents for a `-1` view
+    axis). Sizes here come from get_dimension_size (an i32, widened), so both operands lie in
+    [0, 2^31) where unsigned and signed division agree; ui64 tensors would not compile in IREE.
+    """
+    name = {"arith.divui": "divide", "arith.remui": "remainder"}[op.name]
+    a, b = (rw.scalar(v) for v in op.operands)
+    rw.bridge(op.results[0], rw.binary(name, a, b))
+
+
 def convert_arith_cmpi(op: ir.Operation, rw: _Rewriter) -> None:
     """arith.cmpi -> stablehlo.compare."""
     a, b = (rw.scalar(v) for v in op.operands)
@@ -503,6 +515,8 @@ PATTERNS: dict[str, Callable[[ir.Operation, _Rewriter], None]] = {
     "arith.ori": _binary_pattern("or", "arith.ori -> stablehlo.or"),
     "arith.xori": _binary_pattern("xor", "arith.xori -> stablehlo.xor"),
     "arith.floordivsi": convert_floor_div,
+    "arith.divui": convert_arith_unsigned,
+    "arith.remui": convert_arith_unsigned,
     "arith.ceildivsi": convert_ceil_div,
     "arith.cmpi": convert_arith_cmpi,
     "arith.select": convert_arith_select,

@@ -64,6 +64,14 @@ def _bind_or_skip(self, loc, node):
 
 _fxi.GraphNodeImporter._create_bind_symbolic_shape_ops = _bind_or_skip
 
+# `max(s, 3)` / `min(h, 4)` on SymInts trace to torch.sym_max / sym_min, which the importer does
+# not know; they are TorchScript's prim::max.int / prim::min.int (symhlo-torch-symbolic-to-shape
+# lowers those).
+for _py, _prim in ((torch.sym_max, torch.ops.prim.max.int), (torch.sym_min, torch.ops.prim.min.int)):
+    if not _fxi._IS_TORCH_2_1_OR_EARLIER and _py not in _fxi.SYMBOLIC_OP_TO_TORCH_OP:
+        _fxi.SYMBOLIC_OP_TO_TORCH_OP[_py] = _prim
+        _fxi.SYMBOLIC_TORCH_OPS.add(_py)
+
 
 def import_exported_program(ep: torch.export.ExportedProgram, *,
                             func_name: str = "main") -> ir.Module:
