@@ -111,6 +111,31 @@ class Variant:
     vmfb: bytes
     symbols: SymbolTable
     profile: Profile | None = None
+    out_dtypes: list[str] | None = None  # torch dtype names of the outputs, as exported
+
+
+_MLIR_DTYPE = {"f32": "float32", "f64": "float64", "f16": "float16", "bf16": "bfloat16",
+               "i64": "int64", "i32": "int32", "i16": "int16", "i8": "int8", "i1": "bool"}
+
+
+def _declared_inputs(rt: Runtime) -> list[str] | None:
+    """The element types (torch names) the IREE function takes, from its ABI declaration."""
+    import re
+
+    decl = rt.function.reflection.get("iree.abi.declaration", "")
+    m = re.search(r"@main\((.*?)\)\s*->", decl)
+    if not m:
+        return None
+    return [_MLIR_DTYPE.get(t.split("x")[-1], "") for t in re.findall(r"tensor<([^>]*)>", m.group(1))]
+
+
+def _out_dtypes(prog: StableHLOProgram) -> list[str] | None:
+    ep = prog.exported_program
+    if ep is None:
+        return None
+    outs = [n for n in ep.graph.nodes if n.op == "output"][0].args[0]
+    return [str(o.meta["val"].dtype)[6:] for o in outs
+            if hasattr(o, "meta") and isinstance(o.meta.get("val"), torch.Tensor)]
 
 
 class CompiledModule:
@@ -145,7 +170,15 @@ class CompiledModule:
         self.times = times or {}
         self._local = threading.local()
         self._driver = TARGETS[target][1]
-        self._runtimes()  # fail early on a missing driver or a bad module
+        rts = self._runtimes()  # fail early on a missing driver or a bad module
+        # IREE demotes f64 to f32 by default (--iree-input-demote-f64-to-f32): the module then
+        # takes and returns f32 where the model has f64. Cast at the boundary to keep torch's types.
+        self._in_casts = []
+        for v, rt in zip(self.variants, rts):
+            declared = _declared_inputs(rt) or []
+            self._in_casts.append({k: getattr(torch, d) for k, (spec, d) in
+                                   enumerate(zip(v.symbols.inputs, declared))
+                                   if d and d != spec.dtype and spec.dtype == "float64"})
 
     @property
     def dims(self):
@@ -215,8 +248,16 @@ class CompiledModule:
             for spec, t in zip(self.variants[k].symbols.inputs, tensors):
                 if t.device.type != "cpu":
                     raise DeviceError(f"{spec.name}: tensor is on {t.device}, but the module runs on cpu")
-        arrays = [np.ascontiguousarray(t.detach().cpu().numpy()) for t in tensors]
+        casts = self._in_casts[k]
+        if casts:
+            tensors = [t.to(casts[i]) if i in casts else t for i, t in enumerate(tensors)]
+        # (np.ascontiguousarray would turn 0-d arrays into 1-d ones)
+        arrays = [t.detach().cpu().contiguous().numpy() for t in tensors]
         outs = [torch.from_numpy(a) for a in self._runtimes()[k](arrays)]
+        want = self.variants[k].out_dtypes
+        if want and casts:
+            outs = [o.to(getattr(torch, d)) if d and str(o.dtype)[6:] != d else o
+                    for o, d in zip(outs, want + [""] * (len(outs) - len(want)))]
         if self.out_spec is not None:
             import torch.utils._pytree as pytree
 
@@ -244,6 +285,7 @@ class CompiledModule:
             "out_spec": pytree.treespec_dumps(self.out_spec) if self.out_spec is not None else None,
             "variants": [{"symbols": v.symbols.to_json(),
                           "profile": v.profile.to_json() if v.profile is not None else None,
+                          "out_dtypes": v.out_dtypes,
                           "size": len(v.vmfb), "sha256": hashlib.sha256(v.vmfb).hexdigest()}
                          for v in self.variants],
         }
@@ -307,7 +349,10 @@ class CompiledModule:
                 if "sha256" in e and hashlib.sha256(vmfb).hexdigest() != e["sha256"]:
                     raise SymhloError(f"'{path}' is corrupt: IREE module {k} fails its sha256 check")
                 profile = Profile.from_json(e["profile"]) if e.get("profile") else None
-                variants.append(Variant(vmfb, SymbolTable.from_json(e["symbols"]), profile))
+                out_dtypes = e.get("out_dtypes")
+                if out_dtypes is not None and not all(isinstance(d, str) for d in out_dtypes):
+                    raise ValueError("out_dtypes must be dtype names")
+                variants.append(Variant(vmfb, SymbolTable.from_json(e["symbols"]), profile, out_dtypes))
             symbols = SymbolTable.from_json(header["symbols"])
             out_spec = pytree.treespec_loads(header["out_spec"]) if header.get("out_spec") else None
             target = header["target"]
@@ -366,7 +411,8 @@ def compile(model, args: Sequence | None = None, *, inputs=None, dynamic_shapes=
     timer.times.update(prog.times)
     vmfb = compile_to_vmfb(prog.text, target, target_arch, extra, timer)
     return CompiledModule(vmfb, prog.symbols, target=target, in_spec=prog.in_spec,
-                          out_spec=prog.out_spec, stablehlo=prog.text, times=timer.times)
+                          out_spec=prog.out_spec, stablehlo=prog.text, times=timer.times,
+                          variants=[Variant(vmfb, prog.symbols, None, _out_dtypes(prog))])
 
 
 def _compile_profiles(model, groups, kwargs, target, target_arch, extra, verbose) -> CompiledModule:
@@ -386,7 +432,7 @@ def _compile_profiles(model, groups, kwargs, target, target_arch, extra, verbose
         names = tuple(i.name for i in prog.symbols.inputs)
         profile = Profile(k, names, tuple(i.min_shape for i in group), tuple(i.opt_shape for i in group),
                           tuple(i.max_shape for i in group))
-        variants.append(Variant(vmfb, prog.symbols, profile))
+        variants.append(Variant(vmfb, prog.symbols, profile, _out_dtypes(prog)))
         for stage, dt in timer.times.items():
             times[stage] = times.get(stage, 0.0) + dt
         last = prog

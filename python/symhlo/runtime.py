@@ -260,7 +260,7 @@ class Runtime:
                               f"({self.signature})")
         args = rt.VmVariantList(len(arrays))
         for a in arrays:
-            args.push_ref(self._to_device(np.ascontiguousarray(a)))
+            args.push_ref(self._to_device(np.require(a, requirements="C")))  # keeps 0-d arrays 0-d
         rets = rt.VmVariantList(self._n_results or 4)
         try:
             self.ctx.invoke(self.function, args, rets)

@@ -1,0 +1,410 @@
+"""symhlo as a torch.compile backend: one IREE compile per dynamo graph serves every size in range.
+
+    torch.compile(model, backend="symhlo", dynamic=True,
+                  options={"target": "cpu", "inputs": [symhlo.Input(...), ...]})
+
+Dynamo hands the backend an FX GraphModule whose placeholders mix the user's tensors, module
+parameters, SymInt sizes and wrapped Python scalars, in the order it met them. The backend
+ * finds the user's tensors by identity among the compiled frame's arguments, so `inputs[k]`
+   applies to the k-th tensor argument of the user's function whatever order dynamo chose;
+ * keeps parameters and buffers as constants, computes SymInt placeholders from the tensor sizes
+   they came from, and passes other tensors (wrapped floats, globals) through as inputs;
+ * exports a wrapper around the graph with torch.export, with one Dim per dynamo symbol (its range
+   intersected with the user's Input ranges, named by the Input's dims), and compiles it once.
+Calls outside the ranges raise symhlo.ShapeError before anything runs.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from typing import Any, Callable, Sequence
+
+import sympy
+import torch
+
+from .errors import CompileError, ShapeError, SymhloError
+from .inputs import Input
+
+_OPTION_KEYS = ("target", "target_arch", "inputs", "iree_flags", "verbose")
+
+
+def symhlo_backend(gm: torch.fx.GraphModule, example_inputs: Sequence[Any], **kwargs) -> Callable:
+    """The torch.compile backend (`backend="symhlo"`).
+
+    Args:
+      gm: the FX graph dynamo captured.
+      example_inputs: its placeholders' example values (tensors, SymInts).
+      options: {"target": "cpu" | "vulkan" | "cuda" | "rocm", "target_arch": str,
+        "inputs": [symhlo.Input, ...] (ranges per tensor argument of the compiled function,
+        by position; by name in resumed frames after a graph break), "iree_flags": [...],
+        "verbose": bool}. torch.compile passes `options=` through.
+    Returns:
+      a callable taking the placeholders' values and returning the graph's outputs.
+    Raises:
+      ValueError: unknown option or Inputs that do not match the function's tensor arguments.
+      ShapeError: the traced call itself is outside the given ranges.
+      CompileError / UnsupportedOpError: lowering or iree-compile failed.
+    """
+    from .compiler import _bump
+
+    options = dict(kwargs.pop("options", None) or {})
+    options.update(kwargs)
+    unknown = [k for k in options if k not in _OPTION_KEYS]
+    if unknown:
+        raise ValueError(f"symhlo backend: unknown option {unknown[0]!r} (valid: {', '.join(_OPTION_KEYS)})")
+    inputs = options.get("inputs")
+    if inputs is not None and (not isinstance(inputs, (list, tuple))
+                               or not all(isinstance(i, Input) for i in inputs)):
+        raise ValueError(f"symhlo backend: options['inputs']={inputs!r} must be a list of symhlo.Input")
+    if inputs and any(i.profiles and len(i.profiles) > 1 for i in inputs):
+        raise ValueError("symhlo backend: Input(profiles=...) is for symhlo.compile; torch.compile "
+                         "takes one range per axis")
+    _bump("backend_graphs")
+    plan = _GraphPlan(gm, list(example_inputs), list(inputs or []))
+    return _Compiled(plan, options)
+
+
+# -- reading dynamo's graph -----------------------------------------------------------------------
+
+_CONST, _TENSOR, _SIZE, _INT = "const", "tensor", "size", "int"
+
+
+def _frame():
+    """(function name, {arg name: value} in signature order, is_resume) of the frame being compiled."""
+    try:
+        from torch._dynamo.symbolic_convert import InstructionTranslator
+
+        tx = InstructionTranslator.current_tx()
+    except Exception:
+        return None
+    if tx is None:
+        return None
+    code = tx.f_code
+    n = code.co_argcount + code.co_kwonlyargcount
+    names = list(code.co_varnames[:code.co_argcount])
+    if code.co_flags & 0x04:  # *args
+        names.append(code.co_varnames[n])
+    names += list(code.co_varnames[code.co_argcount:n])
+    if code.co_flags & 0x08:  # **kwargs
+        names.append(code.co_varnames[n + bool(code.co_flags & 0x04)])
+    f_locals = getattr(tx, "f_locals", {}) or {}
+    args = {name: f_locals[name] for name in names if name in f_locals}
+    return code.co_name, args, code.co_name.startswith("torch_dynamo_resume_in_")
+
+
+def _flat_tensors(value, name: str, out: list) -> None:
+    if isinstance(value, torch.Tensor):
+        out.append((name, value))
+    elif isinstance(value, (list, tuple)):
+        for i, v in enumerate(value):
+            _flat_tensors(v, f"{name}[{i}]", out)
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            _flat_tensors(v, f"{name}[{k!r}]", out)
+
+
+def _source_name(node) -> str:
+    ga = node.meta.get("grapharg")
+    text = ga.source.name if ga is not None and ga.source is not None else node.name
+    text = re.sub(r"^L\['([^']+)'\]", r"\1", text)
+    return text
+
+
+def _is_module_state(node) -> bool:
+    """Parameters and buffers of nn.Modules (kept as constants of the compiled module)."""
+    ga = node.meta.get("grapharg")
+    if ga is None or ga.source is None:
+        return False
+    text = ga.source.name
+    return ("._parameters[" in text or "._buffers[" in text or isinstance(ga.example, torch.nn.Parameter))
+
+
+def _ident(text: str) -> str:
+    s = re.sub(r"\W+", "_", text).strip("_") or "t"
+    return s if s[0].isalpha() or s[0] == "_" else f"t_{s}"
+
+
+class _GraphPlan:
+    """What each placeholder is, the exported module's inputs, their Dims and Input ranges."""
+
+    def __init__(self, gm, example_inputs: list, inputs: list[Input]):
+        self.gm = gm
+        placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
+        if len(placeholders) != len(example_inputs):
+            raise CompileError(f"symhlo backend: the graph has {len(placeholders)} inputs but dynamo "
+                               f"gave {len(example_inputs)} example values")
+        frame = _frame()
+        user: list[tuple[str, torch.Tensor]] = []
+        if frame is not None:
+            for name, value in frame[1].items():
+                _flat_tensors(value, name, user)
+        resumed = frame is None or frame[2]
+        if inputs and not resumed and len(inputs) != len(user):
+            raise ValueError(f"symhlo backend: options['inputs'] has {len(inputs)} Input(s) but "
+                             f"{frame[0]}() takes {len(user)} tensor(s): "
+                             f"{', '.join(n for n, _ in user) or 'none'}")
+        by_id = {id(t): k for k, (_, t) in enumerate(user)}
+
+        self.kinds: list[tuple] = []  # per placeholder
+        user_slots: list[tuple[int, int]] = []  # (user position, placeholder index)
+        extra_slots: list[int] = []
+        self.constants: list[torch.Tensor] = []
+        for i, (node, ex) in enumerate(zip(placeholders, example_inputs)):
+            val = node.meta.get("example_value")
+            ga = node.meta.get("grapharg")
+            real = ga.example if ga is not None else ex
+            if isinstance(val, torch.SymInt) or isinstance(ex, (int, torch.SymInt)):
+                self.kinds.append((_INT, val, ex))
+            elif not isinstance(val, torch.Tensor) and not isinstance(ex, torch.Tensor):
+                self.kinds.append((_INT, val, ex))
+            elif not resumed and id(real) in by_id:
+                user_slots.append((by_id[id(real)], i))
+                self.kinds.append((_TENSOR,))
+            elif _is_module_state(node):
+                self.kinds.append((_CONST, len(self.constants)))
+                self.constants.append(_materialize(real if isinstance(real, torch.Tensor) else ex, val))
+            else:
+                extra_slots.append(i)
+                self.kinds.append((_TENSOR,))
+        user_slots.sort()
+        # The exported module's tensor inputs: user tensors in the user's order, then the rest.
+        self.order = [i for _, i in user_slots] + extra_slots
+        self.names = []
+        self.input_specs: list[Input | None] = []
+        for k, i in user_slots:
+            self.names.append(user[k][0])
+            self.input_specs.append(inputs[k] if k < len(inputs) else None)
+        by_name = {i.name: i for i in inputs if i.name}
+        for i in extra_slots:
+            name = _source_name(placeholders[i])
+            self.names.append(name)
+            self.input_specs.append(by_name.get(name) if resumed else None)
+        # Rename Inputs: user's Input names win.
+        self.names = [spec.name if spec is not None and spec.name else n
+                      for spec, n in zip(self.input_specs, self.names)]
+        self.slot_of = {i: j for j, i in enumerate(self.order)}
+        self.fakes = [placeholders[i].meta.get("example_value") for i in self.order]
+        self.examples = [_materialize(example_inputs[i], self.fakes[j]) for j, i in enumerate(self.order)]
+        # SymInt placeholders: a size of one of the tensors, or a free int (specialized per value).
+        self.int_slots: list[int] = []
+        for i, kind in enumerate(self.kinds):
+            if kind[0] != _INT:
+                continue
+            where = self._find_size(kind[1])
+            if where is not None:
+                self.kinds[i] = (_SIZE, *where)
+            else:
+                self.int_slots.append(i)
+                self.kinds[i] = (_INT, None, kind[2])
+
+    def validate(self) -> None:
+        """The traced call's dtypes and ranks against options['inputs'] (ShapeError)."""
+        for j, (spec, ex) in enumerate(zip(self.input_specs, self.examples)):
+            if spec is not None and spec.dtype != ex.dtype:
+                raise ShapeError(f"{self.names[j]}: dtype is {str(ex.dtype)[6:]}, but options['inputs'] "
+                                 f"says {str(spec.dtype)[6:]}")
+            if spec is not None and spec.rank != ex.dim():
+                raise ShapeError(f"{self.names[j]}: rank is {ex.dim()}, but options['inputs'] says "
+                                 f"{spec.rank} (min_shape={spec.min_shape})")
+
+    def _find_size(self, val):
+        if not isinstance(val, torch.SymInt):
+            return None
+        expr = val.node.expr
+        for j, fake in enumerate(self.fakes):
+            if not isinstance(fake, torch.Tensor):
+                continue
+            for axis, s in enumerate(fake.shape):
+                if isinstance(s, torch.SymInt) and s.node.expr == expr:
+                    return j, axis
+        return None
+
+    def dynamic_shapes(self):
+        """One torch.export spec per exported input: Dims from dynamo's symbols and the Inputs."""
+        from torch.export import Dim
+
+        self.validate()
+        # Each dynamo symbol: its range (dynamo's, intersected with the Inputs'), its name.
+        ranges: dict[sympy.Symbol, list] = {}
+        names: dict[sympy.Symbol, str] = {}
+        static_axes: set[tuple[int, int]] = set()
+        for j, fake in enumerate(self.fakes):
+            spec = self.input_specs[j]
+            ex = self.examples[j]
+            if spec is not None:
+                for axis in range(spec.rank):
+                    lo, hi, v = spec.min_shape[axis], spec.max_shape[axis], ex.shape[axis]
+                    label = spec.dim_names[axis] or f"{self.names[j]}_{axis}"
+                    if lo == hi and v != lo:
+                        raise ShapeError(f"{self.names[j]}: axis {axis} is {v}, expected {lo} "
+                                         f"(static in options['inputs'])")
+                    if v < lo:
+                        raise ShapeError(f"{self.names[j]}: axis {axis} is {v}, below min {lo} of '{label}'")
+                    if hi is not None and v > hi:
+                        raise ShapeError(f"{self.names[j]}: axis {axis} is {v}, above max {hi} of '{label}'")
+                    if lo == hi:
+                        static_axes.add((j, axis))
+            for axis, s in enumerate(fake.shape):
+                if not isinstance(s, torch.SymInt) or (j, axis) in static_axes:
+                    continue
+                expr = s.node.expr
+                if not isinstance(expr, sympy.Symbol):
+                    continue
+                if expr not in ranges:
+                    vr = s.node.shape_env.var_to_range.get(expr)
+                    lo = _bound(vr.lower) if vr is not None else None
+                    hi = _bound(vr.upper) if vr is not None else None
+                    ranges[expr] = [max(lo or 0, 0), hi]
+                r = ranges[expr]
+                if spec is not None:
+                    r[0] = max(r[0], spec.min_shape[axis])
+                    shi = spec.max_shape[axis]
+                    r[1] = shi if r[1] is None else (r[1] if shi is None else min(r[1], shi))
+                    if spec.dim_names[axis] and expr not in names:
+                        names[expr] = spec.dim_names[axis]
+                names.setdefault(expr, _ident(f"{self.names[j]}_{axis}"))
+        taken: set[str] = set()
+        dims = {}
+        for expr, (lo, hi) in ranges.items():
+            name = names[expr]
+            while name in taken:
+                name += "_"
+            taken.add(name)
+            dims[expr] = Dim(name, min=lo, **({} if hi is None else {"max": hi}))
+        specs = []
+        for j, fake in enumerate(self.fakes):
+            spec = {}
+            for axis, s in enumerate(fake.shape):
+                if (j, axis) in static_axes or not isinstance(s, torch.SymInt):
+                    continue
+                expr = s.node.expr
+                if expr in dims:
+                    spec[axis] = dims[expr]
+                elif len(expr.free_symbols) == 1 and next(iter(expr.free_symbols)) in dims:
+                    root = next(iter(expr.free_symbols))
+                    from .dims import _linear
+
+                    lin = _linear(expr, root)
+                    if lin is not None:
+                        spec[axis] = lin[0] * dims[root] + lin[1]
+            specs.append(spec or None)
+        return tuple(specs)
+
+
+def _bound(x) -> int | None:
+    """A ValueRanges bound as an int; None for infinities (sympy's or torch's int_oo)."""
+    if isinstance(x, int):
+        return x
+    if getattr(x, "is_Integer", False):
+        v = int(x)
+        return v if abs(v) < 2**62 else None
+    return None
+
+
+def _materialize(ex, fake) -> torch.Tensor:
+    """A real tensor for torch.export: `ex` itself, or one shaped by the fake's size hints."""
+    from torch._subclasses.fake_tensor import FakeTensor
+
+    if isinstance(ex, torch.Tensor) and not isinstance(ex, FakeTensor):
+        return ex.detach()
+    src = fake if isinstance(fake, torch.Tensor) else ex
+    shape = [int(s.node.hint) if isinstance(s, torch.SymInt) else int(s) for s in src.shape]
+    if src.dtype.is_floating_point or src.dtype.is_complex:
+        return torch.randn(shape, dtype=src.dtype)
+    return torch.zeros(shape, dtype=src.dtype)
+
+
+class _Wrapper(torch.nn.Module):
+    """Calls dynamo's graph from the exported inputs: sizes from tensors, constants as buffers."""
+
+    def __init__(self, plan: _GraphPlan, int_values: dict[int, int]):
+        super().__init__()
+        self.graph_module = plan.gm
+        for k, c in enumerate(plan.constants):
+            self.register_buffer(f"c{k}", c, persistent=True)
+        self._kinds = plan.kinds
+        self._slot_of = plan.slot_of
+        self._ints = int_values
+
+    def call(self, *tensors):
+        full = []
+        for i, kind in enumerate(self._kinds):
+            if kind[0] == _TENSOR:
+                full.append(tensors[self._slot_of[i]])
+            elif kind[0] == _CONST:
+                full.append(getattr(self, f"c{kind[1]}"))
+            elif kind[0] == _SIZE:
+                full.append(tensors[kind[1]].size(kind[2]))
+            else:
+                full.append(self._ints[i])
+        return self.graph_module(*full)
+
+
+def _wrapper_class(arg_names: list[str]) -> type:
+    """A _Wrapper subclass whose forward takes one named argument per tensor input."""
+    params, seen = [], set()
+    for n in arg_names:
+        p = _ident(n)
+        while p in seen or p == "self":
+            p += "_"
+        seen.add(p)
+        params.append(p)
+    src = f"def forward(self, {', '.join(params)}):\n    return self.call({', '.join(params)})\n"
+    scope: dict = {}
+    exec(src, scope)  # noqa: S102 - a generated signature, no user text besides identifiers
+    return type("SymhloDynamoGraph", (_Wrapper,), {"forward": scope["forward"]})
+
+
+class _Compiled:
+    """The callable handed back to dynamo: selects tensors, checks shapes, runs IREE."""
+
+    def __init__(self, plan: _GraphPlan, options: dict):
+        self.plan = plan
+        self.options = options
+        self.modules: dict[tuple, Any] = {}
+        # Export and compile on the first call, outside dynamo's tracing: a torch.export run
+        # inside it would add its range guards to dynamo's shape env (and calls outside the
+        # range would then recompile instead of raising ShapeError).
+
+    def _build(self, int_values: dict[int, int]):
+        from .compiler import _bump, compile as symhlo_compile
+        from .export import export as symhlo_export
+
+        plan, opts = self.plan, self.options
+        verbose = bool(opts.get("verbose"))
+        if verbose:
+            print(f"[symhlo] torch.compile graph: {len(plan.order)} tensor input(s) "
+                  f"({', '.join(plan.names)})", file=sys.stderr, flush=True)
+        wrapper = _wrapper_class(plan.names)(plan, int_values)
+        with torch.no_grad():
+            prog = symhlo_export(wrapper, tuple(plan.examples), dynamic_shapes=plan.dynamic_shapes(),
+                                 verbose=verbose)
+        _bump("exports")
+        for spec, name in zip(prog.symbols.inputs, plan.names):
+            spec.name = name
+        prog.symbols.invalidate()
+        return symhlo_compile(prog, target=opts.get("target", "cpu"), target_arch=opts.get("target_arch"),
+                              options={"iree_flags": list(opts.get("iree_flags", ()))}, verbose=verbose)
+
+    def __call__(self, *args):
+        plan = self.plan
+        key = tuple(int(args[i]) for i in plan.int_slots)
+        cm = self.modules.get(key)
+        if cm is None:
+            cm = self.modules[key] = self._build(dict(zip(plan.int_slots, key)))
+        out = cm(*[args[i] for i in plan.order])
+        return out if isinstance(out, (tuple, list)) else (out,)
+
+
+def register() -> None:
+    """Registers "symhlo" with torch._dynamo (idempotent; safe with the installed entry point)."""
+    try:
+        from torch._dynamo.backends import registry
+    except Exception:  # torch without dynamo: nothing to register with
+        return
+    if "symhlo" in registry._COMPILER_FNS:
+        return
+    if registry._BACKENDS.get("symhlo") is not None:
+        return  # dynamo is loading the entry point right now; it registers the function itself
+    registry.register_backend(compiler_fn=symhlo_backend, name="symhlo")
