@@ -276,7 +276,88 @@ def convert_torch_aten_split_with_sizes(op: ir.Operation) -> bool:
     return True
 
 
+_MAX_DIM = 2**31  # stablehlo.get_dimension_size is i32: no axis is longer
+
+
+def dim_upper_bound(x: ir.Value, axis: int) -> int:
+    """An upper bound of `x.shape[axis]`: static size, else from `torch.bind_symbolic_shape`.
+
+    A bound expression that is a sum / product of symbols and non-negative constants is evaluated
+    at the symbols' maxima; anything else (or no binding) is bounded by 2^31.
+    """
+    sizes, _ = _vtensor_parts(x.type)
+    if sizes[axis] is not None:
+        return sizes[axis]
+    func = (x.owner.owner if isinstance(x.owner, ir.Block) else x.owner).operation
+    while func.name != "func.func":
+        func = func.parent.operation
+    for op in walk_ops(func):
+        if op.name != "torch.bind_symbolic_shape" or op.operands[0] != x:
+            continue
+        amap = str(op.attributes["shape_expressions"])
+        body = amap[amap.index("->") + 2:].strip()
+        exprs = body[body.index("(") + 1: body.rindex(")")].split(",")
+        if len(exprs) != len(sizes) or not re.fullmatch(r"[s\d\s+*]+", exprs[axis]):
+            break
+        maxima = []
+        for sym in op.operands[1:]:
+            d = defining_op(sym)
+            if d is None or d.name != "torch.symbolic_int":
+                return _MAX_DIM
+            maxima.append(min(ir.IntegerAttr(d.attributes["max_val"]).value, _MAX_DIM))
+        bound = eval(re.sub(r"s(\d+)", lambda m: str(maxima[int(m.group(1))]), exprs[axis]),
+                     {"__builtins__": {}})
+        return min(int(bound), _MAX_DIM)
+    return _MAX_DIM
+
+
+def convert_torch_aten_cumsum(op: ir.Operation) -> bool:
+    """torch.aten.cumsum -> log-step (Hillis-Steele) scan: x += shift(x, k) for k = 1, 2, 4, ...
+
+    shift(x, k) is `cat([zeros(k), x])[:n]` along the axis, so every step is exact for any n (a
+    shift by k >= n adds zeros). The step count covers the axis's upper bound (its static size,
+    its symbol's max, or 2^31), so no size is assumed: O(n log max_n) work.
+    """
+    x, dim, _dtype = op.operands
+    axis = constant_int(dim)
+    if axis is None:
+        return False
+    sizes, xdtype = _vtensor_parts(x.type)
+    rsizes, rdtype = _vtensor_parts(op.results[0].type)
+    if rdtype not in _TORCH_DTYPE:
+        raise PassFailure("cumsum on an unsupported dtype", [(str(op.location), rdtype)])
+    rank = len(sizes)
+    axis = axis + rank if axis < 0 else axis
+    bound = dim_upper_bound(x, axis)
+    b = _Builder(op)
+    cur = x
+    if xdtype != rdtype:
+        false = b.op("torch.constant.bool", [ir.Type.parse("!torch.bool")], [],
+                     {"value": ir.BoolAttr.get(False)}).result
+        cur = b.op("torch.aten.to.dtype", [_vtensor(sizes, rdtype)],
+                   [x, b.int(_TORCH_DTYPE[rdtype]), false, false, b.none()]).result
+    k = 1
+    while k < bound:
+        block = [b.int(k) if a == axis else b.size(cur, a) for a in range(rank)]
+        block_sizes = list(sizes)
+        block_sizes[axis] = k
+        zeros = b.op("torch.aten.full", [_vtensor(block_sizes, rdtype)],
+                     [b.list(block, "int"), b.int(0), b.int(_TORCH_DTYPE[rdtype]),
+                      b.none(), b.none(), b.none()]).result
+        grown = list(sizes)
+        grown[axis] = None if sizes[axis] is None else sizes[axis] + k
+        cat = b.op("torch.aten.cat", [_vtensor(grown, rdtype)],
+                   [b.list([zeros, cur], "vtensor"), b.int(axis)]).result
+        shifted = b.slice(cat, axis, b.int(0), b.size(cur, axis), cur.type)
+        cur = b.op("torch.aten.add.Tensor", [cur.type], [cur, shifted, b.int(1)]).result
+        k *= 2
+    op.results[0].replace_all_uses_with(cur)
+    op.erase()
+    return True
+
+
 PATTERNS = {
+    "torch.aten.cumsum": convert_torch_aten_cumsum,
     "torch.aten.constant_pad_nd": convert_torch_aten_constant_pad_nd,
     "torch.aten.split_with_sizes": convert_torch_aten_split_with_sizes,
 }
@@ -287,7 +368,7 @@ class DecomposeSymbolicTorchOps(Pass):
     """Rewrite torch ops with symbolic size operands into slices, full and cat."""
 
     name = "symhlo-decompose-symbolic-torch-ops"
-    summary = "constant_pad_nd / split_with_sizes with symbolic sizes -> slice, full, cat"
+    summary = "constant_pad_nd / split_with_sizes with symbolic sizes, cumsum -> slice, full, cat"
 
     def run(self, module: ir.Module) -> None:
         ensure_upstream_registered(module.context)
