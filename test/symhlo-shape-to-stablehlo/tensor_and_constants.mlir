@@ -143,8 +143,14 @@ func.func @tensor_extract_failure_dynamic_index(%arg0: tensor<?x?xf32>) -> index
 
 // -----
 
-func.func @from_elements_failure_float_vector(%arg0: f32) -> tensor<2xf32> {
-  // expected-error-re@+1 {{result type tensor<2xf32>{{$}}}}
-  %t = tensor.from_elements %arg0, %arg0 : tensor<2xf32>
-  return %t : tensor<2xf32>
+func.func @from_elements_failure_rank_2(%arg0: tensor<?x?xf32>) -> tensor<2x2xi64> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %d0 = tensor.dim %arg0, %c0 : tensor<?x?xf32>
+  %d1 = tensor.dim %arg0, %c1 : tensor<?x?xf32>
+  %a = arith.index_cast %d0 : index to i64
+  %b = arith.index_cast %d1 : index to i64
+  // expected-error-re@+1 {{result type tensor<2x2xi64>{{$}}}}
+  %t = tensor.from_elements %a, %b, %b, %a : tensor<2x2xi64>
+  return %t : tensor<2x2xi64>
 }
