@@ -25,7 +25,7 @@ from .dims import SymbolTable
 from .errors import CompileError, DeviceError, ShapeError, SymhloError
 from .export import StableHLOProgram, export as _export
 from .inputs import Profile, profile_groups
-from .runtime import TARGETS, Runtime, check_program, target_flags
+from .runtime import TARGETS, Runtime, check_program, check_vmfb, target_flags
 from .stages import Stage, StageTimer
 
 _STATS = {"iree_compiles": 0, "exports": 0, "backend_graphs": 0}
@@ -118,11 +118,10 @@ _MLIR_DTYPE = {"f32": "float32", "f64": "float64", "f16": "float16", "bf16": "bf
                "i64": "int64", "i32": "int32", "i16": "int16", "i8": "int8", "i1": "bool"}
 
 
-def _declared_inputs(rt: Runtime) -> list[str] | None:
+def _declared_inputs(decl: str) -> list[str] | None:
     """The element types (torch names) the IREE function takes, from its ABI declaration."""
     import re
 
-    decl = rt.function.reflection.get("iree.abi.declaration", "")
     m = re.search(r"@main\((.*?)\)\s*->", decl)
     if not m:
         return None
@@ -170,15 +169,17 @@ class CompiledModule:
         self.times = times or {}
         self._local = threading.local()
         self._driver = TARGETS[target][1]
-        rts = self._runtimes()  # fail early on a missing driver or a bad module
         # IREE demotes f64 to f32 by default (--iree-input-demote-f64-to-f32): the module then
         # takes and returns f32 where the model has f64. Cast at the boundary to keep torch's types.
         self._in_casts = []
-        for v, rt in zip(self.variants, rts):
-            declared = _declared_inputs(rt) or []
+        for v in self.variants:
+            declared = _declared_inputs(check_vmfb(v.vmfb, target)) or []
             self._in_casts.append({k: getattr(torch, d) for k, (spec, d) in
                                    enumerate(zip(v.symbols.inputs, declared))
                                    if d and d != spec.dtype and spec.dtype == "float64"})
+        # A GPU module is built and checked without its device, which is opened on the first call.
+        if target == "cpu":
+            self._runtimes()  # fail early on a missing driver or a bad module
 
     @property
     def dims(self):

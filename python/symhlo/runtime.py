@@ -161,6 +161,29 @@ def vmfb_signature(vmfb: bytes, function: str = "main") -> str:
     return decl
 
 
+def check_vmfb(vmfb: bytes, target: str) -> str:
+    """Checks, without a device, that `vmfb` is an IREE module built for `target`; returns its
+    main declaration (see vmfb_signature).
+
+    Raises:
+      SymhloError: the bytes are not an IREE module.
+      DeviceError: its executables are for another target (both are named).
+    """
+    try:
+        signature = vmfb_signature(vmfb)
+    except SymhloError:
+        raise
+    except Exception as e:
+        raise SymhloError(f"not a valid IREE module (vmfb): {' '.join(str(e).split())}") from None
+    built = vmfb_targets(vmfb)
+    if built and target not in built:
+        raise DeviceError(
+            f"the module was built for target '{'/'.join(built)}', but it was asked to run on "
+            f"target '{target}' (IREE driver '{TARGETS[target][1]}'); recompile it with "
+            f"target='{target}' or run it on '{built[0]}'")
+    return signature
+
+
 def open_device(driver: str):
     """The (process-cached) IREE HAL device for `driver`; DeviceError naming what is missing."""
     import iree.runtime as rt
