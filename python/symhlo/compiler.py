@@ -316,7 +316,9 @@ class CompiledModule:
             raise SymhloError(f"cannot read '{path}': {e.strerror}") from None
         start = len(cls.MAGIC) + 8
         if not data.startswith(cls.MAGIC):
-            what = "empty" if not data else "not a saved symhlo module (bad magic)"
+            what = ("empty" if not data else
+                    f"truncated: {len(data)} bytes" if cls.MAGIC.startswith(data) else
+                    "not a saved symhlo module (bad magic)")
             raise SymhloError(f"'{path}' is {what}")
         if len(data) < start:
             raise SymhloError(f"'{path}' is truncated: {len(data)} bytes, the header length is missing")

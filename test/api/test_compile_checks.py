@@ -1,0 +1,139 @@
+"""symhlo.compile with Inputs / dynamic_shapes / ExportedPrograms, and the checks before a call runs."""
+
+import pytest
+import torch
+from torch.export import Dim
+
+import symhlo
+
+
+class AddMul(torch.nn.Module):
+    def forward(self, x, y):
+        return (x + y).relu() * 2 + y.sum(0)
+
+
+class Derived(torch.nn.Module):
+    """x is (h + 1, 3), y is (2 * h, 3)."""
+
+    def forward(self, x, y):
+        return x[: y.shape[0] // 2] * 2, torch.cat([y, y[:1]]).sum(1)
+
+
+@pytest.fixture(scope="module")
+def shared():
+    torch.manual_seed(0)
+    inputs = [symhlo.Input(min_shape=(1, 4), opt_shape=(8, 4), max_shape=(64, 4), dims=("b", None), name="x"),
+              symhlo.Input(shape=("b", 4), name="y")]
+    before = symhlo.stats()["iree_compiles"]
+    cm = symhlo.compile(AddMul(), inputs=inputs)
+    assert symhlo.stats()["iree_compiles"] == before + 1  # compiled once for the whole range
+    return cm
+
+
+@pytest.fixture(scope="module")
+def derived():
+    h = Dim("h", min=2, max=32)
+    prog = symhlo.export(Derived(), (torch.randn(9, 3), torch.randn(16, 3)),
+                         dynamic_shapes=({0: h + 1}, {0: 2 * h}))
+    return prog, symhlo.compile(prog)
+
+
+@pytest.mark.parametrize("b", [1, 2, 7, 64])
+def test_shared_symbol_matches_eager(shared, b):
+    x, y = torch.randn(b, 4), torch.randn(b, 4)
+    torch.testing.assert_close(shared(x, y), AddMul()(x, y))
+
+
+@pytest.mark.parametrize("shapes, dtype, pattern", [
+    (((65, 4), (65, 4)), torch.float32, r"^x: axis 0 is 65, above max 64 of 'b'$"),
+    (((0, 4), (0, 4)), torch.float32, r"^x: axis 0 is 0, below min 1 of 'b'$"),
+    (((6, 4), (5, 4)), torch.float32,
+     r"^y: axis 0 is 5, but x: axis 0 is 6; both are 'b' and must be equal$"),
+    (((6, 5), (6, 4)), torch.float32, r"^x: axis 1 is 5, expected 4 \(static\)$"),
+    (((6,), (6, 4)), torch.float32, r"^x: rank is 1, expected 2 \(shape \(b, 4\)\)$"),
+    (((6, 4), (6, 4)), torch.float64, r"^x: dtype is float64, expected float32$"),
+])
+def test_shape_errors_name_input_axis_value_rule(shared, shapes, dtype, pattern):
+    args = [torch.zeros(s, dtype=dtype) for s in shapes]
+    with pytest.raises(symhlo.ShapeError, match=pattern):
+        shared(*args)
+    with pytest.raises(ValueError, match=pattern):  # ShapeError is a ValueError
+        shared.check(*args)
+
+
+def test_wrong_number_of_inputs(shared):
+    with pytest.raises(symhlo.ShapeError, match=r"expected 2 tensor input\(s\) \(x, y\), got 1"):
+        shared(torch.zeros(3, 4))
+
+
+@pytest.mark.parametrize("h", [2, 5, 32])
+def test_derived_dims_match_eager(derived, h):
+    _, cm = derived
+    x, y = torch.randn(h + 1, 3), torch.randn(2 * h, 3)
+    for got, want in zip(cm(x, y), Derived()(x, y)):
+        torch.testing.assert_close(got, want)
+
+
+@pytest.mark.parametrize("shapes, pattern", [
+    (((6, 3), (9, 3)), r"^y: axis 0 is 9, but must be 2\*h = 10 \(h = 5 from x: axis 0\)$"),
+    (((6, 3), (12, 3)), r"^y: axis 0 is 12, but must be 2\*h = 10"),
+    (((34, 3), (66, 3)), r"^x: axis 0 is 34, so h = 33, above max 32 of 'h'$"),
+    (((2, 3), (2, 3)), r"^x: axis 0 is 2, so h = 1, below min 2 of 'h'$"),
+])
+def test_derived_relations_are_checked(derived, shapes, pattern):
+    _, cm = derived
+    with pytest.raises(symhlo.ShapeError, match=pattern):
+        cm(*[torch.randn(s) for s in shapes])
+
+
+def test_odd_size_for_even_dim():
+    class Half(torch.nn.Module):
+        def forward(self, y):
+            return y.reshape(2, -1, 3).sum(0)
+
+    prog = symhlo.export(Half(), (torch.randn(8, 3),), dynamic_shapes=({0: 2 * Dim("h", min=1, max=64)},))
+    with pytest.raises(symhlo.ShapeError, match=r"^y: axis 0 is 9, but must be 2\*h for some integer h$"):
+        prog.symbols.check([(9, 3)])
+    assert prog.symbols.check([(10, 3)]) != {}
+
+
+def test_exported_program_with_derived_dims(derived):
+    prog, _ = derived
+    h = Dim("h", min=2, max=32)
+    ep = torch.export.export(Derived(), (torch.randn(9, 3), torch.randn(16, 3)),
+                             dynamic_shapes=({0: h + 1}, {0: 2 * h}))
+    cm = symhlo.compile(ep)
+    x, y = torch.randn(4, 3), torch.randn(6, 3)
+    for got, want in zip(cm(x, y), Derived()(x, y)):
+        torch.testing.assert_close(got, want)
+    with pytest.raises(symhlo.ShapeError, match=r"y: axis 0 is 8, but must be 2\*\w+ = 6"):
+        cm(torch.randn(4, 3), torch.randn(8, 3))
+
+
+def test_unbounded_axis_runs_large_and_checks_nothing_above():
+    class Scale(torch.nn.Module):
+        def forward(self, x):
+            return x * 3 - 1
+
+    cm = symhlo.compile(Scale(), inputs=[symhlo.Input(min_shape=(1, 2), max_shape=(None, 2), name="x")])
+    (dim,) = cm.dims
+    assert dim.max is None and dim.unbounded and dim.bindings == [("x", 0)]
+    x = torch.randn(100_000, 2)
+    torch.testing.assert_close(cm(x), Scale()(x))
+    with pytest.raises(symhlo.ShapeError, match=r"^x: axis 1 is 3, expected 2 \(static\)$"):
+        cm(torch.randn(5, 3))
+
+
+def test_input_name_defaults_to_parameter_name():
+    class Named(torch.nn.Module):
+        def forward(self, tokens):
+            return tokens + 1
+
+    cm = symhlo.compile(Named(), inputs=[symhlo.Input(min_shape=(1,), max_shape=(8,))])
+    with pytest.raises(symhlo.ShapeError, match=r"^tokens: axis 0 is 9, above max 8 of 'tokens_0'$"):
+        cm(torch.zeros(9))
+
+
+def test_unknown_option_is_rejected():
+    with pytest.raises(ValueError, match=r"unknown option 'flags' \(valid: iree_flags, target_arch\)"):
+        symhlo.compile(AddMul(), inputs=[symhlo.Input(opt_shape=(2, 4))] * 2, options={"flags": []})
