@@ -136,6 +136,35 @@ def export(model_or_ep, args: Sequence | None = None, *, kwargs: dict | None = N
     return prog
 
 
+def reject_data_dependent_ops(ep) -> None:
+    """Raises UnsupportedOpError for the first op whose output size depends on tensor values.
+
+    torch.export gives such sizes unbacked symbols (`u0`: nonzero, masked_select, unique, item).
+    symhlo has no lowering for them yet (StableHLO needs a static upper bound; IREE 3.13 has no
+    dynamic-size scatter-compaction form), so it names the op and its source line up front rather
+    than failing later on an internal op torch-mlir decomposed it into.
+    """
+    from torch.fx.experimental.symbolic_shapes import free_unbacked_symbols
+
+    for node in ep.graph.nodes:
+        if node.op != "call_function":
+            continue
+        val = node.meta.get("val")
+        vals = val if isinstance(val, (list, tuple)) else [val]
+        if not any(free_unbacked_symbols(v) for v in vals if isinstance(v, (torch.Tensor, torch.SymInt))):
+            continue
+        where = "unknown source line"
+        trace = node.meta.get("stack_trace") or ""
+        frames = re.findall(r'File "([^"]+)", line (\d+), in (\S+)\n\s*(.*)', trace)
+        if frames:
+            file, line, fn, code = frames[-1]
+            where = f"{file}:{line} in {fn}: {code.strip()}"
+        raise UnsupportedOpError(
+            f"unsupported op '{node.target}' (FX node '{node.name}') at {where}: its output size "
+            f"depends on tensor values (data-dependent size {val.shape if isinstance(val, torch.Tensor) else val}), "
+            f"which symhlo cannot lower to StableHLO for IREE")
+
+
 def lower_exported_program(ep, *, names: dict[str, str] | None = None,
                            timer: StageTimer | None = None) -> StableHLOProgram:
     """ExportedProgram -> StableHLOProgram (import, torch backend, our passes)."""
@@ -147,6 +176,7 @@ def lower_exported_program(ep, *, names: dict[str, str] | None = None,
                           if not (hasattr(o, "meta") and isinstance(o.meta.get("val"), torch.Tensor))]
     if non_tensor_outputs:
         raise UnsupportedOpError(f"outputs that are not tensors are not supported: {non_tensor_outputs}")
+    reject_data_dependent_ops(ep)
     with timer.stage(Stage.IMPORT):
         try:
             module = import_exported_program(ep)
