@@ -1,0 +1,137 @@
+"""torch.compile(backend="symhlo"): one IREE compile for every size in range, ranges from Inputs."""
+
+import importlib.metadata
+import tomllib
+from pathlib import Path
+
+import pytest
+import torch
+
+import symhlo
+
+
+class Block(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        torch.manual_seed(0)
+        self.fc = torch.nn.Linear(16, 8)
+
+    def forward(self, x, y):
+        # uses y before x: dynamo's placeholder order differs from the argument order
+        return self.fc(y * 0.5 + x).relu() * x.shape[0]
+
+
+@pytest.fixture(autouse=True)
+def fresh_dynamo():
+    torch._dynamo.reset()
+    yield
+    torch._dynamo.reset()
+
+
+def _compiles():
+    return symhlo.stats()["iree_compiles"]
+
+
+def test_registered_on_import_and_declared_as_entry_point():
+    from torch._dynamo.backends.registry import lookup_backend
+
+    assert lookup_backend("symhlo") is symhlo.symhlo_backend
+    pyproject = tomllib.loads((Path(__file__).parents[2] / "pyproject.toml").read_text())
+    assert pyproject["project"]["entry-points"]["torch_dynamo_backends"]["symhlo"] == \
+        "symhlo.backend:symhlo_backend"
+    eps = importlib.metadata.entry_points(group="torch_dynamo_backends")
+    assert "symhlo" in eps.names
+
+
+@torch.no_grad()
+def test_dynamic_true_four_batch_sizes_one_iree_compile():
+    model = Block().eval()
+    compiled = torch.compile(model, backend="symhlo", dynamic=True, options={"target": "cpu"})
+    before = _compiles()
+    for b in (3, 5, 17, 40):
+        x, y = torch.randn(b, 16), torch.randn(b, 16)
+        torch.testing.assert_close(compiled(x, y), model(x, y), rtol=1e-5, atol=1e-5)
+    assert _compiles() - before == 1
+
+
+@torch.no_grad()
+def test_input_ranges_map_by_argument_position_and_raise_outside():
+    model = Block().eval()
+    inputs = [symhlo.Input(min_shape=(2, 16), max_shape=(64, 16), dims=("batch", None), name="x"),
+              symhlo.Input(min_shape=(2, 16), max_shape=(64, 16), dims=("batch", None), name="y")]
+    compiled = torch.compile(model, backend="symhlo", dynamic=True,
+                             options={"target": "cpu", "inputs": inputs})
+    before = _compiles()
+    for b in (2, 9, 64):
+        x, y = torch.randn(b, 16), torch.randn(b, 16)
+        torch.testing.assert_close(compiled(x, y), model(x, y), rtol=1e-5, atol=1e-5)
+    with pytest.raises(symhlo.ShapeError, match=r"^x: axis 0 is 65, above max 64 of 'batch'$"):
+        compiled(torch.randn(65, 16), torch.randn(65, 16))
+    assert _compiles() - before == 1
+
+
+@torch.no_grad()
+def test_mark_dynamic_with_different_ranges_per_argument():
+    def f(a, b):
+        return (b.sum(0) + a.mean(0)).tanh(), b * 2
+
+    a0, b0 = torch.randn(4, 8), torch.randn(6, 8)
+    torch._dynamo.mark_dynamic(a0, 0)
+    torch._dynamo.mark_dynamic(b0, 0)
+    inputs = [symhlo.Input(min_shape=(2, 8), max_shape=(32, 8), dims=("n", None)),
+              symhlo.Input(min_shape=(2, 8), max_shape=(None, 8), dims=("m", None))]
+    compiled = torch.compile(f, backend="symhlo", options={"inputs": inputs})
+    before = _compiles()
+    for n, m in [(4, 6), (3, 7), (32, 100), (9, 2)]:
+        a, b = (a0, b0) if (n, m) == (4, 6) else (torch.randn(n, 8), torch.randn(m, 8))
+        for got, want in zip(compiled(a, b), f(a, b)):
+            torch.testing.assert_close(got, want, rtol=1e-5, atol=1e-5)
+    assert _compiles() - before == 1
+    with pytest.raises(symhlo.ShapeError, match=r"^a: axis 0 is 33, above max 32 of 'n'$"):
+        compiled(torch.randn(33, 8), torch.randn(3, 8))
+
+
+@torch.no_grad()
+def test_first_call_outside_the_range_raises_shape_error():
+    model = Block().eval()
+    inputs = [symhlo.Input(min_shape=(1, 16), max_shape=(8, 16), name="x"),
+              symhlo.Input(min_shape=(1, 16), max_shape=(8, 16), name="y")]
+    compiled = torch.compile(model, backend="symhlo", dynamic=True, options={"inputs": inputs})
+    with pytest.raises(symhlo.ShapeError, match=r"^x: axis 0 is 9, above max 8 of 'x_0'$"):
+        compiled(torch.randn(9, 16), torch.randn(9, 16))
+
+
+@torch.no_grad()
+def test_graph_break_compiles_each_graph_once():
+    class TwoGraphs(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            torch.manual_seed(1)
+            self.l1, self.l2 = torch.nn.Linear(8, 8), torch.nn.Linear(8, 4)
+
+        def forward(self, x):
+            h = self.l1(x).relu()
+            torch._dynamo.graph_break()
+            return self.l2(h)
+
+    model = TwoGraphs().eval()
+    compiled = torch.compile(model, backend="symhlo", dynamic=True,
+                             options={"inputs": [symhlo.Input(min_shape=(1, 8), max_shape=(16, 8), name="x")]})
+    before = _compiles()
+    for b in (2, 5, 16):
+        x = torch.randn(b, 8)
+        torch.testing.assert_close(compiled(x), model(x), rtol=1e-5, atol=1e-5)
+    assert _compiles() - before == 2
+    with pytest.raises(symhlo.ShapeError, match=r"^x: axis 0 is 17, above max 16"):
+        compiled(torch.randn(17, 8))
+
+
+def test_bad_options_are_reported():
+    model = Block().eval()
+    with pytest.raises(Exception, match=r"unknown option 'mode_x'"):
+        torch.compile(model, backend="symhlo", options={"mode_x": 1})(torch.randn(2, 16), torch.randn(2, 16))
+    torch._dynamo.reset()
+    with pytest.raises(Exception, match=r"options\['inputs'\] has 1 Input\(s\) but forward\(\) takes 2 "
+                                        r"tensor\(s\): x, y"):
+        torch.compile(model, backend="symhlo", options={"inputs": [symhlo.Input(opt_shape=(2, 16))]})(
+            torch.randn(2, 16), torch.randn(2, 16))
