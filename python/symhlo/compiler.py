@@ -200,6 +200,9 @@ class CompiledModule:
     def _flatten(self, args, kwargs) -> list[torch.Tensor]:
         import torch.utils._pytree as pytree
 
+        if not kwargs and all(type(a) is torch.Tensor for a in args):
+            return list(args)  # the common case, without pytree's ~25 us
+
         flat, _ = pytree.tree_flatten((tuple(args), dict(kwargs)))
         return [x for x in flat if isinstance(x, torch.Tensor)]
 
