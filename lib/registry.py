@@ -109,8 +109,8 @@ _PIPELINES: dict[str, tuple[str, list[str]]] = {
         ["torch-backend-to-stablehlo-backend-pipeline",
          "symhlo-shape-to-stablehlo",
          "symhlo-fold-float-size-arithmetic",
-         "canonicalize", "cse",
          "symhlo-simplify-broadcasts",
+         "canonicalize", "cse",
          "symhlo-verify-pure-stablehlo"],
     ),
     "symhlo-torch-to-stablehlo-pipeline": (
