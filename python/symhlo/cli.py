@@ -67,6 +67,11 @@ def _parse_check(text: str, path: str) -> None:
     from torch_mlir import ir
     from symhlo.passes.ir_util import new_context
 
+    from .opt import check_source_limits
+
+    problems = check_source_limits(text, path)  # inputs that would crash the parser
+    if problems:
+        raise CliError("\n".join(f"{d.file}:{d.line}:{d.col}: error: {d.message}" for d in problems))
     try:
         ir.Module.parse(text, new_context())
     except ir.MLIRError as e:

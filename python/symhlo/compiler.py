@@ -360,7 +360,7 @@ class CompiledModule:
                     raise ValueError("out_dtypes must be dtype names")
                 variants.append(Variant(vmfb, SymbolTable.from_json(e["symbols"]), profile, out_dtypes))
             symbols = SymbolTable.from_json(header["symbols"])
-            out_spec = pytree.treespec_loads(header["out_spec"]) if header.get("out_spec") else None
+            out_spec = _treespec_loads(header["out_spec"]) if header.get("out_spec") else None
             target = header["target"]
             if target not in TARGETS:
                 raise ValueError(f"unknown target {target!r}")
@@ -369,6 +369,37 @@ class CompiledModule:
         except Exception as e:
             raise SymhloError(f"'{path}' is corrupt: {type(e).__name__}: {e}") from None
         return cls(variants[0].vmfb, symbols, target=target, out_spec=out_spec, variants=variants)
+
+
+def _treespec_loads(text: str):
+    """pytree.treespec_loads for a header from a file: refuses `__enum__` contexts, for which torch
+    imports the module the file names (running its top-level code) before building the spec."""
+    import torch.utils._pytree as pytree
+
+    def has_enum(x) -> bool:
+        if isinstance(x, dict):
+            return "__enum__" in x or any(has_enum(v) for v in x.values())
+        return isinstance(x, list) and any(has_enum(v) for v in x)
+
+    def check(node) -> None:
+        if not isinstance(node, dict):
+            return
+        ctx = node.get("context")
+        if isinstance(ctx, str):
+            try:
+                ctx = json.loads(ctx)
+            except ValueError:
+                ctx = None
+        if has_enum(ctx):
+            raise ValueError("the output spec names a Python enum to import")
+        for child in node.get("children_spec") or []:
+            check(child)
+
+    doc = json.loads(text)
+    if not (isinstance(doc, list) and len(doc) == 2):
+        raise ValueError("malformed output spec")
+    check(doc[1])
+    return pytree.treespec_loads(text)
 
 
 _OPTION_KEYS = ("iree_flags", "target_arch")

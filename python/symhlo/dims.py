@@ -126,8 +126,7 @@ class SymbolTable:
     @classmethod
     def from_json(cls, data: dict) -> "SymbolTable":
         inputs = [InputSpec(str(i["name"]), str(i["dtype"]),
-                            [s if isinstance(s, int) else sympy.sympify(s, locals=_locals(s))
-                             for s in i["shape"]])
+                            [s if isinstance(s, int) else parse_shape_expr(s) for s in i["shape"]])
                   for i in data["inputs"]]
         ranges = {s: (int(lo), None if hi is None else int(hi)) for s, (lo, hi) in data["ranges"].items()}
         return cls(inputs, ranges, data.get("names"))
@@ -298,10 +297,56 @@ class SymbolTable:
         return cls(inputs, ranges, names)
 
 
-def _locals(text: str) -> dict:
-    import re
-    return {n: sympy.Symbol(n, integer=True, positive=True) for n in re.findall(r"[A-Za-z_]\w*", text)
-            if n not in ("Mod", "floor", "ceiling", "Max", "Min")}
+_SHAPE_FUNCS = {"Mod": sympy.Mod, "PythonMod": sympy.Mod, "floor": sympy.floor,
+                "ceiling": sympy.ceiling, "Max": sympy.Max, "Min": sympy.Min,
+                "FloorDiv": lambda a, b: sympy.floor(a / b), "CeilDiv": lambda a, b: sympy.ceiling(a / b)}
+
+
+def parse_shape_expr(text: str) -> sympy.Expr:
+    """A size expression written by symhlo (`2*s0 + 1`, `(s0//2)`, `Mod(s0, 8)`) -> sympy, without eval.
+
+    Saved modules and .mlir files carry these strings, so they are data: only integers, symbol
+    names, + - * / // % ** (small literal exponents) and the functions in _SHAPE_FUNCS are read.
+    sympy.sympify would eval the text as Python, running whatever a crafted file puts there.
+
+    Raises:
+      ValueError: anything else.
+    """
+    import ast
+    import operator
+
+    if not isinstance(text, str) or len(text) > 4096:
+        raise ValueError(f"not a size expression: {str(text)[:80]!r}")
+    try:
+        tree = ast.parse(text.strip(), mode="eval")
+    except (SyntaxError, RecursionError, MemoryError, ValueError):
+        raise ValueError(f"not a size expression: {text[:80]!r}") from None
+    binops = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
+              ast.Div: operator.truediv, ast.FloorDiv: lambda a, b: sympy.floor(a / b),
+              ast.Mod: sympy.Mod}
+
+    def build(n: ast.AST):
+        if isinstance(n, ast.Constant) and type(n.value) is int and abs(n.value) < 2**64:
+            return sympy.Integer(n.value)
+        if isinstance(n, ast.Name) and not n.id.startswith("_") and n.id not in _SHAPE_FUNCS:
+            return sympy.Symbol(n.id, integer=True, positive=True)
+        if isinstance(n, ast.UnaryOp) and isinstance(n.op, (ast.USub, ast.UAdd)):
+            v = build(n.operand)
+            return -v if isinstance(n.op, ast.USub) else v
+        if isinstance(n, ast.BinOp) and type(n.op) in binops:
+            return binops[type(n.op)](build(n.left), build(n.right))
+        if (isinstance(n, ast.BinOp) and isinstance(n.op, ast.Pow) and isinstance(n.right, ast.Constant)
+                and type(n.right.value) is int and 0 <= n.right.value <= 8):
+            return build(n.left) ** n.right.value
+        if (isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in _SHAPE_FUNCS
+                and not n.keywords and 1 <= len(n.args) <= 8):
+            return _SHAPE_FUNCS[n.func.id](*[build(a) for a in n.args])
+        raise ValueError(f"not a size expression: {text[:80]!r} (unexpected {type(n).__name__})")
+
+    try:
+        return build(tree.body)
+    except RecursionError:
+        raise ValueError(f"size expression nested too deeply: {text[:80]!r}") from None
 
 
 def from_exported_program(ep, user_names: dict[str, str] | None = None) -> SymbolTable:

@@ -210,7 +210,7 @@ def program_from_mlir(text: str) -> StableHLOProgram:
     from torch_mlir import ir
     from symhlo.passes.ir_util import new_context
 
-    from .dims import InputSpec
+    from .dims import InputSpec, parse_shape_expr
 
     ctx = new_context()
     module = ir.Module.parse(text, ctx)
@@ -239,7 +239,11 @@ def program_from_mlir(text: str) -> StableHLOProgram:
             if not ir.ShapedType.is_dynamic_size(size):
                 shape.append(int(size))
             elif exprs is not None:
-                e = sympy.sympify(exprs[axis].replace(" mod ", " % "))
+                try:  # the attribute is data from the file: parsed, never eval'd
+                    e = parse_shape_expr(str(exprs[axis] if axis < len(exprs) else "").replace(" mod ", " % "))
+                except ValueError as err:
+                    raise CompileError(f"@main: bad symhlo.arg_shapes entry for arg{k} axis {axis}: "
+                                       f"{err}") from None
                 shape.append(int(e) if e.is_number else e)
             else:
                 sym = f"arg{k}_{axis}"

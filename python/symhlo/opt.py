@@ -238,6 +238,56 @@ def split_input(text: str, split: bool) -> list[Chunk]:
     return chunks
 
 
+# Inputs the MLIR parser cannot survive (it aborts or overflows its stack rather than reporting an
+# error), refused before parsing. Legitimate IR nests a few dozen brackets deep; regions 3000 deep
+# (6000 brackets) and attributes 10000 deep crash the parser on an 8 MB stack, and 1000 nested
+# regions exceed Python's recursion limit in the walks over the parsed module.
+MAX_NESTING = 256
+_BRACKETS = re.compile(r'"(?:[^"\\\n]|\\.)*"|//[^\n]*|->|>=|[(\[{<]|[)\]}>]')
+_FROM_ELEMENTS = re.compile(
+    r"\b(?:tensor|vector)\.from_elements\b[^:\"]*:\s*(?:tensor|vector)<((?:\d+x)+)")
+
+
+def check_source_limits(text: str, filename: str) -> list[Diagnostic]:
+    """Errors for MLIR text that would crash the parser instead of failing: nesting deeper than
+    MAX_NESTING, and `tensor/vector.from_elements` result types with more elements than the text
+    could list (the parser allocates one entry per element first, and aborts on 2^32).
+
+    Args:
+      text: the input (one chunk, already padded to its line numbers, or the whole file).
+      filename: the name diagnostics carry.
+    Returns:
+      At most one diagnostic per problem kind, at its line and column.
+    """
+    def at(offset: int, message: str) -> Diagnostic:
+        line = text.count("\n", 0, offset) + 1
+        col = offset - (text.rfind("\n", 0, offset) + 1) + 1
+        return Diagnostic("error", message, filename, line, col)
+
+    out = []
+    depth = 0
+    for m in _BRACKETS.finditer(text):
+        tok = m.group(0)
+        if tok in "([{<":
+            depth += 1
+            if depth > MAX_NESTING:
+                out.append(at(m.start(), f"nesting deeper than {MAX_NESTING} levels of brackets; "
+                                         "refused before parsing (the MLIR parser would overflow its stack)"))
+                break
+        elif tok in ")]}>":
+            depth = max(depth - 1, 0)
+    for m in _FROM_ELEMENTS.finditer(text):
+        n = 1
+        for d in m.group(1).split("x")[:-1]:
+            n *= int(d)
+        if n > len(text):
+            out.append(at(m.start(1), f"from_elements result type has {n} elements, more than this "
+                                      f"{len(text)}-byte input can list; refused before parsing "
+                                      "(the MLIR parser would abort)"))
+            break
+    return out
+
+
 class ParseFailure(Exception):
     def __init__(self, diagnostics: list[Diagnostic]):
         super().__init__("parse failure")
@@ -264,6 +314,9 @@ def parse_module(source: str | bytes, first_line: int, filename: str, ctx):
     if isinstance(source, str):
         # Pad with the lines before the chunk so the parser's line numbers are the file's.
         source = "\n" * (first_line - 1) + source
+        problems = check_source_limits(source, filename)
+        if problems:
+            raise ParseFailure(problems)
     with ctx:
         try:
             module = ir.Module.parse(source)
