@@ -91,6 +91,7 @@ _PASSES: dict[str, str] = {
     "symhlo-verify-pure-stablehlo": "verify_pure_stablehlo:VerifyPureStablehlo",
     "symhlo-prepare-for-iree": "prepare_for_iree:PrepareForIree",
     "symhlo-lower-dynamic-windows-for-iree": "lower_dynamic_windows:LowerDynamicWindowsForIree",
+    "symhlo-lower-dynamic-indexing-for-iree": "lower_dynamic_indexing:LowerDynamicIndexingForIree",
     "symhlo-fold-float-size-arithmetic": "fold_float_size_arithmetic:FoldFloatSizeArithmetic",
 }
 
@@ -119,8 +120,9 @@ _PIPELINES: dict[str, tuple[str, list[str]]] = {
     ),
     "symhlo-stablehlo-to-iree-input-pipeline": (
         "Pure StableHLO -> the forms IREE 3.13 compiles (tensor reshapes, broadcast hints, "
-        "linalg convs and pooling over dynamic spatial dims).",
-        ["symhlo-prepare-for-iree", "symhlo-lower-dynamic-windows-for-iree", "canonicalize", "cse"],
+        "linalg convs and pooling over dynamic spatial dims, static-size slices and gathers).",
+        ["symhlo-lower-dynamic-indexing-for-iree", "symhlo-prepare-for-iree",
+         "symhlo-lower-dynamic-windows-for-iree", "canonicalize", "cse"],
     ),
 }
 

@@ -1,0 +1,272 @@
+"""symhlo-lower-dynamic-indexing-for-iree: dynamic slices and gathers -> forms IREE 3.13 compiles.
+
+Two pure-StableHLO indexing ops fail in IREE 3.13 when an axis is dynamic. This pass runs only on
+the copy handed to iree-compile (the portable artifact keeps the StableHLO ops):
+
+* `stablehlo.real_dynamic_slice` whose result has static axes computed from dynamic bounds
+  (`x[:, :1]` on `?x?x8`: the limit is a `select` chain that IREE cannot prove equals start + 1)
+  fails once fused with a consumer ("failed to resolve workgroup count hint"). It becomes a
+  `tensor.extract_slice` whose static result axes have static sizes:
+
+    %r = stablehlo.real_dynamic_slice %x, %start, %limit, %c1 : (tensor<?x?x8xf32>, tensor<3xi64>,
+           tensor<3xi64>, tensor<3xi64>) -> tensor<?x1x8xf32>
+  ==>
+    %o1 = arith.index_cast (tensor.extract %start[1])       (likewise %o0, %l0 for the `?` axis)
+    %n0 = arith.subi %l0, %o0
+    %r = tensor.extract_slice %x[%o0, %o1, %o2] [%n0, 1, 8] [1, 1, 1]
+           : tensor<?x?x8xf32> to tensor<?x1x8xf32>
+
+* `stablehlo.dynamic_gather` (index_select / embedding-like gathers on an operand with `?` axes:
+  the slice sizes are a tensor) has no IREE lowering at all. Each dynamic offset axis that the
+  start indices do not index (its slice starts at 0) turns into a collapsed axis indexed by an
+  iota, which leaves only static slice sizes, i.e. a `stablehlo.gather`:
+
+    %r = "stablehlo.dynamic_gather"(%x, %idx, %sizes) <{dimension_numbers = #stablehlo.gather<
+           offset_dims = [0, 2], collapsed_slice_dims = [1], start_index_map = [1],
+           index_vector_dim = 1>}> : (tensor<?x?x8xf32>, tensor<?xi64>, tensor<3xi64>) -> tensor<?x?x8xf32>
+  ==>
+    %i = stablehlo.dynamic_broadcast_in_dim %idx, [b, n, 1], dims = [1]  : tensor<?x?x1xi64>
+    %j = stablehlo.dynamic_iota [b, n, 1], dim = 0                         : tensor<?x?x1xi64>
+    %ij = stablehlo.concatenate %i, %j, dim = 2                            : tensor<?x?x2xi64>
+    %r = "stablehlo.gather"(%x, %ij) <{dimension_numbers = #stablehlo.gather<offset_dims = [2],
+           collapsed_slice_dims = [0, 1], start_index_map = [1, 0], index_vector_dim = 2>,
+           slice_sizes = array<i64: 1, 1, 8>}> : (...) -> tensor<?x?x8xf32>
+
+  (`b` is read from `%sizes`, `n` from `%idx`.) The iota's index lies in [0, slice size), so
+  gather's start-index clamping never applies to it: the result is element for element the same.
+  A dynamic_gather whose dynamic slice axis is also indexed (a dynamic window at a computed start)
+  is left as is, and IREE reports it.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from torch_mlir import ir
+
+from .ir_util import create, defining_op, is_dynamic, walk_ops
+from .registry import Pass
+
+
+class _Builder:
+    """Creates ops in front of one op, at its location."""
+
+    def __init__(self, op: ir.Operation):
+        self.loc, self.ip = op.location, ir.InsertionPoint(op)
+        self.index = ir.IndexType.get()
+
+    def op(self, name, results, operands, attrs=None) -> ir.Value:
+        return create(name, results, operands, attrs, loc=self.loc, ip=self.ip).result
+
+    def index_const(self, v: int) -> ir.Value:
+        return self.op("arith.constant", [self.index], [],
+                       {"value": ir.IntegerAttr.get(self.index, int(v))})
+
+    def extract_index(self, t: ir.Value, i: int) -> ir.Value:
+        """Element `i` of a rank-1 integer tensor, as an index."""
+        elt = ir.RankedTensorType(t.type).element_type
+        v = self.op("tensor.extract", [elt], [t, self.index_const(i)])
+        return v if isinstance(elt, ir.IndexType) else self.op("arith.index_cast", [self.index], [v])
+
+    def shlo_const(self, values: list[int], elt: ir.Type) -> ir.Value:
+        t = ir.RankedTensorType.get([len(values)], elt)
+        attr = ir.Attribute.parse(f"dense<[{', '.join(map(str, values))}]> : {t}")
+        return self.op("stablehlo.constant", [t], [], {"value": attr})
+
+    def shlo_element(self, t: ir.Value, i: int) -> ir.Value:
+        """Element `i` of a rank-1 StableHLO shape tensor as a 1-element tensor."""
+        elt = ir.RankedTensorType(t.type).element_type
+        arr = ir.DenseI64ArrayAttr.get
+        return self.op("stablehlo.slice", [ir.RankedTensorType.get([1], elt)], [t],
+                       {"start_indices": arr([i]), "limit_indices": arr([i + 1]),
+                        "strides": arr([1])})
+
+    def shlo_dim(self, t: ir.Value, axis: int, elt: ir.Type) -> ir.Value:
+        """Axis `axis` of `t` as a tensor<1x`elt`> (a constant when static)."""
+        size = ir.RankedTensorType(t.type).shape[axis]
+        if not is_dynamic(size):
+            return self.shlo_const([size], elt)
+        i32 = ir.IntegerType.get_signless(32)
+        d = self.op("stablehlo.get_dimension_size", [ir.RankedTensorType.get([], i32)], [t],
+                    {"dimension": ir.IntegerAttr.get(ir.IntegerType.get_signless(64), axis)})
+        if elt != i32:
+            d = self.op("stablehlo.convert", [ir.RankedTensorType.get([], elt)], [d])
+        return self.op("stablehlo.reshape", [ir.RankedTensorType.get([1], elt)], [d])
+
+
+def _constant_ints(v: ir.Value) -> list[int] | None:
+    """The values of a `stablehlo.constant` / `arith.constant` rank-1 integer tensor, else None."""
+    op = defining_op(v)
+    if op is None or op.name not in ("stablehlo.constant", "arith.constant"):
+        return None
+    attr = ir.DenseIntElementsAttr(op.attributes["value"])
+    n = ir.RankedTensorType(v.type).shape[0]
+    return [int(attr[0])] * n if attr.is_splat else [int(x) for x in attr]
+
+
+def convert_stablehlo_real_dynamic_slice(op: ir.Operation) -> bool:
+    """stablehlo.real_dynamic_slice with a static result axis -> tensor.extract_slice.
+
+    Returns False (and leaves the op) when every result axis is dynamic: IREE compiles those.
+    """
+    x, start, limit, strides = op.operands
+    result_t = ir.RankedTensorType(op.results[0].type)
+    if all(is_dynamic(s) for s in result_t.shape):
+        return False
+    b = _Builder(op)
+    dyn = ir.ShapedType.get_dynamic_size()
+    starts_c, limits_c, strides_c = (_constant_ints(v) for v in (start, limit, strides))
+    offsets, sizes, steps = [], [], []
+    s_off, s_size, s_step = [], [], []
+    for i, size in enumerate(result_t.shape):
+        if starts_c is not None:
+            s_off.append(starts_c[i])
+        else:
+            s_off.append(dyn)
+            offsets.append(b.extract_index(start, i))
+        if strides_c is not None:
+            s_step.append(strides_c[i])
+        else:
+            s_step.append(dyn)
+            steps.append(b.extract_index(strides, i))
+        if not is_dynamic(size):
+            s_size.append(size)
+            continue
+        # ceildiv(limit - start, stride), as real_dynamic_slice defines the result size.
+        lo = b.index_const(starts_c[i]) if starts_c is not None else offsets[-1]
+        hi = b.index_const(limits_c[i]) if limits_c is not None else b.extract_index(limit, i)
+        n = b.op("arith.subi", [b.index], [hi, lo])
+        if strides_c is None:
+            n = b.op("arith.ceildivsi", [b.index], [n, steps[-1]])
+        elif strides_c[i] != 1:
+            n = b.op("arith.ceildivsi", [b.index], [n, b.index_const(strides_c[i])])
+        s_size.append(dyn)
+        sizes.append(n)
+    arr = ir.DenseI64ArrayAttr.get
+    new = b.op("tensor.extract_slice", [result_t], [x, *offsets, *sizes, *steps],
+               {"static_offsets": arr(s_off), "static_sizes": arr(s_size),
+                "static_strides": arr(s_step),
+                "operandSegmentSizes": ir.DenseI32ArrayAttr.get(
+                    [1, len(offsets), len(sizes), len(steps)])})
+    op.results[0].replace_all_uses_with(new)
+    op.erase()
+    return True
+
+
+def _gather_dims(attr: ir.Attribute) -> dict[str, list[int] | int]:
+    text = str(attr)
+    out: dict[str, list[int] | int] = {}
+    for key in ("offset_dims", "collapsed_slice_dims", "operand_batching_dims",
+                "start_indices_batching_dims", "start_index_map"):
+        m = re.search(rf"\b{key} = \[([^\]]*)\]", text)
+        out[key] = [int(v) for v in m.group(1).split(",")] if m and m.group(1).strip() else []
+    m = re.search(r"index_vector_dim = (\d+)", text)
+    out["index_vector_dim"] = int(m.group(1)) if m else 0
+    return out
+
+
+def convert_stablehlo_dynamic_gather(op: ir.Operation) -> bool:
+    """stablehlo.dynamic_gather -> stablehlo.gather, dynamic offset axes indexed by an iota.
+
+    Returns False (and leaves the op) when a dynamic offset axis is also indexed by the start
+    indices, or when the op uses batching dims.
+    """
+    x, idx, slice_sizes = op.operands
+    dn = _gather_dims(op.attributes["dimension_numbers"])
+    if dn["operand_batching_dims"] or dn["start_indices_batching_dims"]:
+        return False
+    x_t, idx_t = ir.RankedTensorType(x.type), ir.RankedTensorType(idx.type)
+    result_t = ir.RankedTensorType(op.results[0].type)
+    offset_dims, collapsed = list(dn["offset_dims"]), list(dn["collapsed_slice_dims"])
+    start_map, ivd = list(dn["start_index_map"]), dn["index_vector_dim"]
+    offset_operand = [d for d in range(x_t.rank) if d not in collapsed]
+    assert len(offset_operand) == len(offset_dims)
+    converted = [k for k, r in enumerate(offset_dims) if is_dynamic(result_t.shape[r])]
+    if not converted or any(offset_operand[k] in start_map for k in converted):
+        return False
+    batch_pos = [r for r in range(result_t.rank) if r not in offset_dims]
+    idx_batch = [j for j in range(idx_t.rank) if j != ivd]
+    new_batch = sorted(batch_pos + [offset_dims[k] for k in converted])
+    n_index = idx_t.shape[ivd] if ivd < idx_t.rank else 1
+    if is_dynamic(n_index):
+        return False
+
+    b = _Builder(op)
+    shape_elt = ir.RankedTensorType(slice_sizes.type).element_type
+    idx_elt = idx_t.element_type
+    extents = []
+    for r in new_batch:
+        if r in batch_pos:
+            extents.append(b.shlo_dim(idx, idx_batch[batch_pos.index(r)], shape_elt))
+        else:
+            k = offset_dims.index(r)
+            extents.append(b.shlo_element(slice_sizes, offset_operand[k]))
+    batch_shape = [result_t.shape[r] for r in new_batch]
+    rank = len(new_batch)
+
+    def shape_of(last: int) -> ir.Value:
+        parts = extents + [b.shlo_const([last], shape_elt)]
+        return b.op("stablehlo.concatenate", [ir.RankedTensorType.get([rank + 1], shape_elt)],
+                    parts, {"dimension": ir.IntegerAttr.get(ir.IntegerType.get_signless(64), 0)})
+
+    arr = ir.DenseI64ArrayAttr.get
+    bdims = [rank if j == ivd else new_batch.index(batch_pos[idx_batch.index(j)])
+             for j in range(idx_t.rank)]
+    expanding = [j for j in range(idx_t.rank)
+                 if idx_t.shape[j] == 1 and (batch_shape + [n_index])[bdims[j]] != 1]
+    bcast = b.op("stablehlo.dynamic_broadcast_in_dim",
+                 [ir.RankedTensorType.get(batch_shape + [n_index], idx_elt)],
+                 [idx, shape_of(n_index)],
+                 {"broadcast_dimensions": arr(bdims),
+                  "known_expanding_dimensions": arr(expanding),
+                  "known_nonexpanding_dimensions": arr(
+                      [j for j in range(idx_t.rank) if j not in expanding])})
+    parts = [bcast]
+    iota_shape = shape_of(1)
+    for k in converted:
+        parts.append(b.op("stablehlo.dynamic_iota",
+                          [ir.RankedTensorType.get(batch_shape + [1], idx_elt)], [iota_shape],
+                          {"iota_dimension": ir.IntegerAttr.get(
+                              ir.IntegerType.get_signless(64), new_batch.index(offset_dims[k]))}))
+    indices = b.op("stablehlo.concatenate",
+                   [ir.RankedTensorType.get(batch_shape + [n_index + len(converted)], idx_elt)],
+                   parts, {"dimension": ir.IntegerAttr.get(ir.IntegerType.get_signless(64), rank)})
+
+    new_offset = [r for k, r in enumerate(offset_dims) if k not in converted]
+    new_collapsed = sorted(collapsed + [offset_operand[k] for k in converted])
+    new_map = start_map + [offset_operand[k] for k in converted]
+    sizes = []
+    for d in range(x_t.rank):
+        if d in new_collapsed:
+            sizes.append(1)
+        else:
+            sizes.append(result_t.shape[offset_dims[offset_operand.index(d)]])
+    fmt = lambda v: "[" + ", ".join(map(str, v)) + "]"
+    dnums = ir.Attribute.parse(
+        f"#stablehlo.gather<offset_dims = {fmt(new_offset)}, collapsed_slice_dims = "
+        f"{fmt(new_collapsed)}, start_index_map = {fmt(new_map)}, index_vector_dim = {rank}>")
+    attrs = {"dimension_numbers": dnums, "slice_sizes": arr(sizes)}
+    if "indices_are_sorted" in op.attributes:
+        attrs["indices_are_sorted"] = op.attributes["indices_are_sorted"]
+    new = b.op("stablehlo.gather", [result_t], [x, indices], attrs)
+    op.results[0].replace_all_uses_with(new)
+    op.erase()
+    return True
+
+
+@dataclass(frozen=True)
+class LowerDynamicIndexingForIree(Pass):
+    """Rewrite real_dynamic_slice with static result axes and dynamic_gather for IREE 3.13."""
+
+    name = "symhlo-lower-dynamic-indexing-for-iree"
+    summary = ("real_dynamic_slice with static result axes -> tensor.extract_slice; "
+               "dynamic_gather -> gather with iota-indexed dynamic axes")
+
+    def run(self, module: ir.Module) -> None:
+        with module.context, ir.Location.unknown():
+            for op in walk_ops(module.operation):
+                if op.name == "stablehlo.real_dynamic_slice":
+                    convert_stablehlo_real_dynamic_slice(op)
+                elif op.name == "stablehlo.dynamic_gather":
+                    convert_stablehlo_dynamic_gather(op)

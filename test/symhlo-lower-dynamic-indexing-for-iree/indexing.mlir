@@ -1,0 +1,91 @@
+// RUN: symhlo-opt --symhlo-lower-dynamic-indexing-for-iree --split-input-file %s | FileCheck %s
+
+// `x[:, :1]` on ?x?x8: the static result axis gets a static size, the dynamic one
+// limit - start; offsets are read from the start operand.
+// CHECK-LABEL: func @slice_static_result_axis
+// CHECK-NOT:     stablehlo.real_dynamic_slice
+// CHECK-DAG:     %[[C0:.*]] = arith.constant 0 : index
+// CHECK-DAG:     %[[S0:.*]] = tensor.extract %arg1[%[[C0]]] : tensor<3xi64>
+// CHECK-DAG:     %[[O0:.*]] = arith.index_cast %[[S0]] : i64 to index
+// CHECK-DAG:     %[[L0:.*]] = tensor.extract %arg2[%{{.*}}] : tensor<3xi64>
+// CHECK-DAG:     %[[H0:.*]] = arith.index_cast %[[L0]] : i64 to index
+// CHECK:         %[[N0:.*]] = arith.subi %[[H0]], %[[O0]] : index
+// CHECK:         %[[R:.*]] = tensor.extract_slice %arg0[%[[O0]], %{{.*}}, %{{.*}}] [%[[N0]], 1, 8] [1, 1, 1] : tensor<?x?x8xf32> to tensor<?x1x8xf32>
+// CHECK:         return %[[R]]
+func.func @slice_static_result_axis(%arg0: tensor<?x?x8xf32>, %start: tensor<3xi64>, %limit: tensor<3xi64>) -> tensor<?x1x8xf32> {
+  %c1 = stablehlo.constant dense<1> : tensor<3xi64>
+  %0 = stablehlo.real_dynamic_slice %arg0, %start, %limit, %c1 : (tensor<?x?x8xf32>, tensor<3xi64>, tensor<3xi64>, tensor<3xi64>) -> tensor<?x1x8xf32>
+  return %0 : tensor<?x1x8xf32>
+}
+
+// -----
+
+// Constant starts and strides stay static; a dynamic axis with stride 2 is ceildiv(limit - start, 2).
+// CHECK-LABEL: func @slice_constant_start_stride
+// CHECK:         %[[N:.*]] = arith.ceildivsi %{{.*}}, %{{.*}} : index
+// CHECK:         tensor.extract_slice %arg0[0, 1] [%[[N]], 4] [2, 1] : tensor<?x8xf32> to tensor<?x4xf32>
+func.func @slice_constant_start_stride(%arg0: tensor<?x8xf32>, %limit: tensor<2xi64>) -> tensor<?x4xf32> {
+  %start = stablehlo.constant dense<[0, 1]> : tensor<2xi64>
+  %strides = stablehlo.constant dense<[2, 1]> : tensor<2xi64>
+  %0 = stablehlo.real_dynamic_slice %arg0, %start, %limit, %strides : (tensor<?x8xf32>, tensor<2xi64>, tensor<2xi64>, tensor<2xi64>) -> tensor<?x4xf32>
+  return %0 : tensor<?x4xf32>
+}
+
+// -----
+
+// All result axes dynamic: IREE compiles these, the op stays.
+// CHECK-LABEL: func @slice_all_dynamic_kept
+// CHECK:         stablehlo.real_dynamic_slice
+// CHECK-NOT:     tensor.extract_slice
+func.func @slice_all_dynamic_kept(%arg0: tensor<?x?xf32>, %s: tensor<2xi64>, %l: tensor<2xi64>, %t: tensor<2xi64>) -> tensor<?x?xf32> {
+  %0 = stablehlo.real_dynamic_slice %arg0, %s, %l, %t : (tensor<?x?xf32>, tensor<2xi64>, tensor<2xi64>, tensor<2xi64>) -> tensor<?x?xf32>
+  return %0 : tensor<?x?xf32>
+}
+
+// -----
+
+// index_select(x, 1, idx) on ?x?x8: the dynamic offset axis 0 becomes a collapsed axis indexed
+// by an iota; slice sizes are then static and the op a stablehlo.gather.
+// CHECK-LABEL: func @gather_index_select_axis1
+// CHECK-NOT:     stablehlo.dynamic_gather
+// CHECK-DAG:     %[[B:.*]] = stablehlo.slice %arg2 [0:1] : (tensor<3xi64>) -> tensor<1xi64>
+// CHECK-DAG:     %[[N32:.*]] = stablehlo.get_dimension_size %arg1, dim = 0 : (tensor<?xi64>) -> tensor<i32>
+// CHECK:         %[[SH:.*]] = stablehlo.concatenate %[[B]], %{{.*}}, %{{.*}}, dim = 0 : (tensor<1xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<3xi64>
+// CHECK:         %[[I:.*]] = stablehlo.dynamic_broadcast_in_dim %arg1, %[[SH]], dims = [1]
+// CHECK-SAME:      known_nonexpanding_dimensions = array<i64: 0>
+// CHECK-SAME:      -> tensor<?x?x1xi64>
+// CHECK:         %[[J:.*]] = stablehlo.dynamic_iota %{{.*}}, dim = 0 : (tensor<3xi64>) -> tensor<?x?x1xi64>
+// CHECK:         %[[IJ:.*]] = stablehlo.concatenate %[[I]], %[[J]], dim = 2 : (tensor<?x?x1xi64>, tensor<?x?x1xi64>) -> tensor<?x?x2xi64>
+// CHECK:         %[[R:.*]] = "stablehlo.gather"(%arg0, %[[IJ]])
+// CHECK-SAME:      offset_dims = [2], collapsed_slice_dims = [0, 1], start_index_map = [1, 0], index_vector_dim = 2
+// CHECK-SAME:      slice_sizes = array<i64: 1, 1, 8>
+// CHECK-SAME:      -> tensor<?x?x8xf32>
+// CHECK:         return %[[R]]
+func.func @gather_index_select_axis1(%arg0: tensor<?x?x8xf32>, %idx: tensor<?xi64>, %sizes: tensor<3xi64>) -> tensor<?x?x8xf32> {
+  %0 = "stablehlo.dynamic_gather"(%arg0, %idx, %sizes) <{dimension_numbers = #stablehlo.gather<offset_dims = [0, 2], collapsed_slice_dims = [1], start_index_map = [1], index_vector_dim = 1>, indices_are_sorted = false}> : (tensor<?x?x8xf32>, tensor<?xi64>, tensor<3xi64>) -> tensor<?x?x8xf32>
+  return %0 : tensor<?x?x8xf32>
+}
+
+// -----
+
+// index_select(x, 0, idx): the batch axis leads, the dynamic offset axis 1 follows it.
+// CHECK-LABEL: func @gather_index_select_axis0
+// CHECK:         stablehlo.dynamic_broadcast_in_dim %arg1, %{{.*}}, dims = [0]
+// CHECK:         stablehlo.dynamic_iota %{{.*}}, dim = 1 : (tensor<3xi64>) -> tensor<?x?x1xi64>
+// CHECK:         "stablehlo.gather"
+// CHECK-SAME:      offset_dims = [2], collapsed_slice_dims = [0, 1], start_index_map = [0, 1], index_vector_dim = 2
+// CHECK-SAME:      slice_sizes = array<i64: 1, 1, 8>
+func.func @gather_index_select_axis0(%arg0: tensor<?x?x8xf32>, %idx: tensor<?xi64>, %sizes: tensor<3xi64>) -> tensor<?x?x8xf32> {
+  %0 = "stablehlo.dynamic_gather"(%arg0, %idx, %sizes) <{dimension_numbers = #stablehlo.gather<offset_dims = [1, 2], collapsed_slice_dims = [0], start_index_map = [0], index_vector_dim = 1>}> : (tensor<?x?x8xf32>, tensor<?xi64>, tensor<3xi64>) -> tensor<?x?x8xf32>
+  return %0 : tensor<?x?x8xf32>
+}
+
+// -----
+
+// A dynamic window at an indexed start cannot use an iota: the op stays for IREE to report.
+// CHECK-LABEL: func @gather_dynamic_indexed_window_kept
+// CHECK:         stablehlo.dynamic_gather
+func.func @gather_dynamic_indexed_window_kept(%arg0: tensor<?x8xf32>, %idx: tensor<1xi64>, %sizes: tensor<2xi64>) -> tensor<?x8xf32> {
+  %0 = "stablehlo.dynamic_gather"(%arg0, %idx, %sizes) <{dimension_numbers = #stablehlo.gather<offset_dims = [0, 1], start_index_map = [0], index_vector_dim = 0>}> : (tensor<?x8xf32>, tensor<1xi64>, tensor<2xi64>) -> tensor<?x8xf32>
+  return %0 : tensor<?x8xf32>
+}
