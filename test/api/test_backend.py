@@ -135,3 +135,20 @@ def test_bad_options_are_reported():
                                         r"tensor\(s\): x, y"):
         torch.compile(model, backend="symhlo", options={"inputs": [symhlo.Input(opt_shape=(2, 16))]})(
             torch.randn(2, 16), torch.randn(2, 16))
+
+
+@torch.no_grad()
+def test_python_scalars_float_passes_through_int_specializes_per_value():
+    def f(x, scale, n: int):
+        return (x * scale).sum(0) + n
+
+    compiled = torch.compile(f, backend="symhlo", dynamic=True)
+    before = _compiles()
+    for b, s in [(3, 2.0), (5, 0.5), (7, -1.5)]:  # floats become a (f64) tensor input: no recompile
+        x = torch.randn(b, 4)
+        torch.testing.assert_close(compiled(x, s, 4), f(x, s, 4), rtol=1e-5, atol=1e-5)
+    assert _compiles() - before == 1
+    x = torch.randn(2, 4)  # a symbolic int that is no tensor size: one module per value
+    torch.testing.assert_close(compiled(x, 3.0, 11), f(x, 3.0, 11), rtol=1e-5, atol=1e-5)
+    torch.testing.assert_close(compiled(x, 3.0, 4), f(x, 3.0, 4), rtol=1e-5, atol=1e-5)
+    assert _compiles() - before == 2

@@ -137,3 +137,20 @@ def test_input_name_defaults_to_parameter_name():
 def test_unknown_option_is_rejected():
     with pytest.raises(ValueError, match=r"unknown option 'flags' \(valid: iree_flags, target_arch\)"):
         symhlo.compile(AddMul(), inputs=[symhlo.Input(opt_shape=(2, 4))] * 2, options={"flags": []})
+
+
+def test_float64_and_zero_d_inputs_keep_their_dtype():
+    class Mix(torch.nn.Module):
+        def forward(self, x, s):
+            return x * s + 1, (x * s).sum()
+
+    cm = symhlo.compile(Mix(), inputs=[
+        symhlo.Input(min_shape=(1, 3), max_shape=(8, 3), dtype=torch.float64, name="x"),
+        symhlo.Input(opt_shape=(), dtype=torch.float64, name="s")])
+    x, s = torch.randn(5, 3, dtype=torch.float64), torch.tensor(2.5, dtype=torch.float64)
+    got = cm(x, s)
+    assert [g.dtype for g in got] == [torch.float64, torch.float64] and got[1].dim() == 0
+    for g, w in zip(got, Mix()(x, s)):  # IREE computes in f32 (its default f64 demotion)
+        torch.testing.assert_close(g, w, rtol=1e-5, atol=1e-5)
+    with pytest.raises(symhlo.ShapeError, match=r"^s: rank is 1, expected 0 \(shape \(\)\)$"):
+        cm(x, torch.tensor([2.5], dtype=torch.float64))
