@@ -23,7 +23,7 @@ from typing import Any, Callable, Sequence
 import sympy
 import torch
 
-from .errors import CompileError, ShapeError, SymhloError
+from .errors import CompileError, ShapeError
 from .inputs import Input
 
 _OPTION_KEYS = ("target", "target_arch", "inputs", "iree_flags", "verbose")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import keyword
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Sequence
 
 import torch
 
