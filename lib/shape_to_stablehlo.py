@@ -299,6 +299,11 @@ def convert_tensor_dim(op: ir.Operation, rw: _Rewriter) -> None:
     if idx is None:
         raise PassFailure("tensor.dim with a dynamic index is not supported",
                           [(str(op.location), "the dimension index must be a constant")])
+    t = op.operands[0].type
+    rank = ir.RankedTensorType(t).rank if isinstance(t, ir.RankedTensorType) else None
+    if rank is None or not 0 <= idx < rank:
+        raise PassFailure("tensor.dim index out of range",
+                          [(str(op.location), f"tensor.dim index {idx} is out of range for {t}")])
     rw.bridge(op.results[0], rw.dim_size(op.operands[0], idx))
 
 
@@ -320,7 +325,12 @@ def convert_shape_get_extent(op: ir.Operation, rw: _Rewriter) -> None:
     if i is None:
         raise PassFailure("shape.get_extent with a dynamic index is not supported",
                           [(str(op.location), "the extent index must be a constant")])
-    rw.bridge(op.results[0], rw.element(rw.vector(op.operands[0]), i))
+    vec = rw.vector(op.operands[0])
+    n = ir.RankedTensorType(vec.type).shape[0]
+    if not 0 <= i < (2**62 if is_dynamic(n) else n):
+        raise PassFailure("shape.get_extent index out of range",
+                          [(str(op.location), f"shape.get_extent index {i} is out of range ({n} extents)")])
+    rw.bridge(op.results[0], rw.element(vec, i))
 
 
 def convert_shape_broadcast(op: ir.Operation, rw: _Rewriter) -> None:

@@ -116,6 +116,10 @@ def convert_torch_aten_size_int(op: ir.Operation) -> None:
     sizes = [int(s) if s != "?" else ir.ShapedType.get_dynamic_size()
              for s in m.group(1).split(",") if s.strip()]
     axis = axis + len(sizes) if axis < 0 else axis
+    if not 0 <= axis < len(sizes):
+        raise PassFailure("torch.aten.size.int dimension out of range",
+                          [(str(op.location), f"torch.aten.size.int dimension "
+                            f"{ir.IntegerAttr(d.attributes['value']).value} is out of range for {vt}")])
     if not sizes[axis] < 0:
         return _replace(op, b.to_torch_int(b.const_index(sizes[axis])))
     # Builtin tensors are signless: !torch.vtensor<[?],si64> <-> tensor<?xi64>.

@@ -244,14 +244,16 @@ def split_input(text: str, split: bool) -> list[Chunk]:
 # regions exceed Python's recursion limit in the walks over the parsed module.
 MAX_NESTING = 256
 _BRACKETS = re.compile(r'"(?:[^"\\\n]|\\.)*"|//[^\n]*|->|>=|[(\[{<]|[)\]}>]')
+_CONV_DIMS = re.compile(r"\[[^\[\]\n]*\]\s*x\s*\[[^\[\]\n]*\]\s*->\s*\[[^\[\]\n]*\]")
 _FROM_ELEMENTS = re.compile(
     r"\b(?:tensor|vector)\.from_elements\b[^:\"]*:\s*(?:tensor|vector)<((?:\d+x)+)")
 
 
 def check_source_limits(text: str, filename: str) -> list[Diagnostic]:
     """Errors for MLIR text that would crash the parser instead of failing: nesting deeper than
-    MAX_NESTING, and `tensor/vector.from_elements` result types with more elements than the text
-    could list (the parser allocates one entry per element first, and aborts on 2^32).
+    MAX_NESTING, `tensor/vector.from_elements` result types with more elements than the text
+    could list (the parser allocates one entry per element first, and aborts on 2^32), and
+    convolution dimension numbers above MAX_NESTING (StableHLO's parser sizes a vector by them).
 
     Args:
       text: the input (one chunk, already padded to its line numbers, or the whole file).
@@ -284,6 +286,12 @@ def check_source_limits(text: str, filename: str) -> list[Diagnostic]:
             out.append(at(m.start(1), f"from_elements result type has {n} elements, more than this "
                                       f"{len(text)}-byte input can list; refused before parsing "
                                       "(the MLIR parser would abort)"))
+            break
+    for m in _CONV_DIMS.finditer(text):
+        big = [int(x) for x in re.findall(r"\d+", m.group(0)) if int(x) > MAX_NESTING]
+        if big:
+            out.append(at(m.start(), f"convolution dimension number {big[0]} is out of range; "
+                                     "refused before parsing (StableHLO's parser would abort)"))
             break
     return out
 

@@ -18,6 +18,7 @@ import collections
 import os
 import random
 import re
+import shutil
 import tempfile
 from pathlib import Path
 
@@ -129,6 +130,11 @@ def test_mutation_fuzz_symhlo_opt():
         counts = collections.Counter(o.kind for o in outcomes)
         print(f"\nsymhlo-opt mutation fuzz: {CASES} cases, seed {SEED}: {dict(counts)}")
         bad = [o for o in outcomes if o.kind not in ("ok", "error")]
+        if bad:  # keep the failing inputs: the temporary directory goes away
+            keep = tempfile.mkdtemp(prefix="symhlo-fuzz-failures-")
+            for o in bad:
+                shutil.copy(o.argv[0], keep)
+                o.argv = [os.path.join(keep, os.path.basename(o.argv[0]))] + o.argv[1:]
         report = "\n".join(f"{o.brief()}\n    mutation: {what[o.id]}\n    {o.detail[-800:]}"
                            for o in bad[:10])
         assert not bad, f"{len(bad)} of {CASES} cases failed impolitely:\n{report}"
