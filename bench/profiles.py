@@ -4,7 +4,8 @@ Builds an MLP block (layer_norm -> linear -> gelu -> linear, residual) on tokens
   * profiles: symhlo.Input(profiles=[decode (1, d) static, prefill (32..256, d) bounded])
   * dynamic:  symhlo.Input(min_shape=(1, d), max_shape=(None, d))  -- one unbounded module
 and times each at the profiles' opt shapes (seq = 1 and seq = 128): the median of repeated calls,
-both through the CompiledModule (shape checks + dispatch + transfers) and on the IREE function alone.
+both through the CompiledModule (shape checks + dispatch + transfers) and on the IREE function alone,
+the two modules' calls interleaved so that the machine's load drift hits both alike.
 Prints the numbers side by side with the ratio dynamic / profile (> 1: the profile is faster).
 
     .venv/bin/python bench/profiles.py [--d 256] [--hidden 1024] [--repeats 200] [--iree-flag F ...]
@@ -34,15 +35,18 @@ class MLPBlock(torch.nn.Module):
         return tokens + self.down(torch.nn.functional.gelu(self.up(self.norm(tokens))))
 
 
-def median_us(fn, repeats: int, warmup: int = 5) -> float:
+def median_us(fa, fb, repeats: int, warmup: int = 5) -> tuple[float, float]:
+    """Median latency (us) of fa and fb, calls interleaved so that load drift hits both alike."""
     for _ in range(warmup):
-        fn()
-    samples = []
+        fa()
+        fb()
+    sa, sb = [], []
     for _ in range(repeats):
-        t = time.perf_counter()
-        fn()
-        samples.append(time.perf_counter() - t)
-    return statistics.median(samples) * 1e6
+        for fn, out in ((fa, sa), (fb, sb)):
+            t = time.perf_counter()
+            fn()
+            out.append(time.perf_counter() - t)
+    return statistics.median(sa) * 1e6, statistics.median(sb) * 1e6
 
 
 def main() -> None:
@@ -87,7 +91,7 @@ def main() -> None:
             rows = [("call", lambda: prof(x), lambda: dyn(x)),
                     ("iree-only", lambda: rt_prof(arrays), lambda: rt_dyn(arrays))]
             for path, fp, fd in rows:
-                tp, td = median_us(fp, a.repeats), median_us(fd, a.repeats)
+                tp, td = median_us(fp, fd, a.repeats)
                 print(f"{seq:>5} {k:>8} {path:<10} {tp:>11.1f} {td:>11.1f} {td / tp:>8.2f}x")
 
 
