@@ -262,8 +262,12 @@ def convert_stablehlo_reduce_window(op: ir.Operation) -> bool:
     win_dil = _i64s(op, "window_dilations", rank, 1)
     low, high = _padding(op, rank)
     windowed = [a for a in range(rank) if window[a] != 1 or strides[a] != 1 or low[a] or high[a]]
+    # Unlike convolution, IREE 3.13 rejects NCHW pooling over a `?` batch alone too: lower those
+    # as well; other forms whose windowed axes are all static are left to IREE as before.
     if not _dynamic_spatial(op, windowed):
-        return False
+        pooling_form = rank in (3, 4) and all(a >= 2 for a in windowed) and len(op.operands) == 2
+        if not (pooling_form and _dynamic_spatial(op, list(range(rank)))):
+            return False
     if len(op.operands) != 2:
         raise UnsupportedWindow("a variadic reduce_window")
     if rank not in (3, 4) or any(a < 2 for a in windowed):

@@ -165,13 +165,17 @@ def cmd_demo(a) -> int:
 
 
 def cmd_gpu_check(a) -> int:
+    return _gpu_check(a.rest)
+
+
+def _gpu_check(argv: list[str]) -> int:
     root = Path(__file__).resolve().parents[2]
     sys.path.insert(0, str(root / "scripts"))
     try:
         import gpu_check
     except ImportError:
         raise CliError("gpu-check needs scripts/gpu_check.py from a source checkout") from None
-    return gpu_check.main(a.rest)
+    return gpu_check.main(argv)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -214,8 +218,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     warnings.filterwarnings("ignore")
-    args = build_parser().parse_args(argv)
+    argv = list(sys.argv[1:] if argv is None else argv)
     try:
+        if argv[:1] == ["gpu-check"]:  # its own flags (--target-arch ...) pass through untouched
+            return _gpu_check(argv[1:]) or 0
+        args = build_parser().parse_args(argv)
         return args.fn(args) or 0
     except CliError as e:
         print(str(e) if ": error:" in str(e) else f"symhlo: error: {e}", file=sys.stderr)

@@ -102,6 +102,13 @@ def test_pooling(name, fn):
     check_model(name, Pool(fn), (randn(2, 3, 12, 10),), _dims_2d(4), _nchw(3))
 
 
+def test_max_pool2d_dynamic_batch_only():
+    """IREE 3.13 rejects reduce_window over a `?` batch too (unlike convolution)."""
+    check_model("max_pool2d_batch_only", Pool(lambda x: F.max_pool2d(x, 2) + 1),
+                (randn(2, 3, 12, 10),), ({0: Dim("b", min=1, max=64)},),
+                [(randn(1, 3, 12, 10),), (randn(5, 3, 12, 10),), (randn(33, 3, 12, 10),)])
+
+
 class BatchNormRelu(nn.Module):
     def __init__(self):
         super().__init__()

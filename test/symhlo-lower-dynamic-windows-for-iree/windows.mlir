@@ -166,3 +166,19 @@ func.func @conv_nhwc_failure(%arg0: tensor<?x?x?x3xf32>, %arg1: tensor<3x3x3x4xf
   %0 = stablehlo.convolution(%arg0, %arg1) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f], window = {stride = [1, 1], pad = [[0, 0], [0, 0]], rhs_dilate = [1, 1]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<?x?x?x3xf32>, tensor<3x3x3x4xf32>) -> tensor<?x?x?x4xf32>
   return %0 : tensor<?x?x?x4xf32>
 }
+
+// -----
+
+// A `?` batch alone: IREE 3.13 rejects reduce_window over it, so it is lowered too.
+// CHECK-LABEL: func @max_pool2d_dynamic_batch_only
+// CHECK:         linalg.pooling_nchw_max
+// CHECK-NOT:     stablehlo.reduce_window
+func.func @max_pool2d_dynamic_batch_only(%arg0: tensor<?x3x8x8xf32>) -> tensor<?x3x4x4xf32> {
+  %cst = stablehlo.constant dense<0xFF800000> : tensor<f32>
+  %0 = "stablehlo.reduce_window"(%arg0, %cst) <{window_dimensions = array<i64: 1, 1, 2, 2>, window_strides = array<i64: 1, 1, 2, 2>}> ({
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    %1 = stablehlo.maximum %a, %b : tensor<f32>
+    stablehlo.return %1 : tensor<f32>
+  }) : (tensor<?x3x8x8xf32>, tensor<f32>) -> tensor<?x3x4x4xf32>
+  return %0 : tensor<?x3x4x4xf32>
+}
