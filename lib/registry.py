@@ -219,6 +219,9 @@ def parse_pipeline(text: str) -> list[Step]:
         for element in elements:
             name, options = _split_name_options(element)
             if name in _PIPELINES:
+                if options:
+                    raise PipelineError(f"pipeline '{name}' takes no options (got "
+                                        f"'{element[len(name):].strip()}')")
                 if name in seen:
                     raise PipelineError(f"pipeline '{name}' includes itself")
                 expand(_PIPELINES[name][1], seen + (name,))

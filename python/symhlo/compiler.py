@@ -247,6 +247,10 @@ class CompiledModule:
     def __call__(self, *args, **kwargs):
         tensors = self._flatten(args, kwargs)
         k, _ = self._select(tensors)
+        for spec, t in zip(self.variants[k].symbols.inputs, tensors):
+            if t.layout != torch.strided:
+                raise SymhloError(f"{spec.name}: a {t.layout} tensor; symhlo modules take dense "
+                                  "(torch.strided) tensors, e.g. x.to_dense()")
         if self.target == "cpu":
             for spec, t in zip(self.variants[k].symbols.inputs, tensors):
                 if t.device.type != "cpu":

@@ -15,6 +15,10 @@ import sympy
 from .errors import ShapeError
 
 INT_MAX = 2**63 - 1
+# The largest size a call may have on any axis. The programs read sizes with
+# stablehlo.get_dimension_size, which returns i32, so 2**31 would wrap to a negative size; size
+# arithmetic itself is i64 (a product of two such sizes cannot overflow it).
+MAX_DIM_SIZE = 2**31 - 1
 
 _STATIC, _SYM, _EXPR = 0, 1, 2
 
@@ -189,6 +193,10 @@ class SymbolTable:
                 raise ShapeError(f"{name}: rank is {len(shape)}, expected {rank} "
                                  f"(shape {self.inputs[k].shape_str(self.names)})")
             for axis, (ax, v) in enumerate(zip(axes, shape)):
+                if v > MAX_DIM_SIZE:
+                    raise ShapeError(f"{name}: axis {axis} is {v}, above {MAX_DIM_SIZE} (2**31 - 1), the "
+                                     "largest size a compiled symhlo program can take (sizes are read "
+                                     "as i32 by stablehlo.get_dimension_size)")
                 kind = ax[0]
                 if kind == _STATIC:
                     if v != ax[1]:
