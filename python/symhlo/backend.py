@@ -380,7 +380,6 @@ class _Compiled:
         with torch.no_grad():
             prog = symhlo_export(wrapper, tuple(plan.examples), dynamic_shapes=plan.dynamic_shapes(),
                                  verbose=verbose)
-        _bump("exports")
         for spec, name in zip(prog.symbols.inputs, plan.names):
             spec.name = name
         prog.symbols.invalidate()

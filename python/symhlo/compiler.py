@@ -25,27 +25,8 @@ from .errors import CompileError, DeviceError, ShapeError, SymhloError
 from .export import StableHLOProgram, export as _export
 from .inputs import Profile, profile_groups
 from .runtime import TARGETS, Runtime, check_program, check_vmfb, target_flags
-from .stages import Stage, StageTimer
+from .stages import Stage, StageTimer, bump as _bump, stats
 
-_STATS = {"iree_compiles": 0, "exports": 0, "backend_graphs": 0}
-_STATS_LOCK = threading.Lock()
-
-
-def stats() -> dict:
-    """Process-wide counters.
-
-    Returns:
-      {"iree_compiles": N (iree-compile runs), "exports": N (torch.export runs made by
-      symhlo.compile and the torch.compile backend), "backend_graphs": N (graphs the
-      torch.compile backend received)}.
-    """
-    with _STATS_LOCK:
-        return dict(_STATS)
-
-
-def _bump(key: str) -> None:
-    with _STATS_LOCK:
-        _STATS[key] = _STATS.get(key, 0) + 1
 
 
 def iree_flags(target: str, target_arch: str | None = None, extra: Sequence[str] = ()) -> list[str]:
@@ -447,7 +428,6 @@ def compile(model, args: Sequence | None = None, *, inputs=None, dynamic_shapes=
     else:
         prog = _export(model, args, kwargs=kwargs, dynamic_shapes=dynamic_shapes, inputs=inputs,
                        verbose=verbose)
-        _bump("exports")
     timer.times.update(prog.times)
     vmfb = compile_to_vmfb(prog.text, target, target_arch, extra, timer)
     return CompiledModule(vmfb, prog.symbols, target=target, in_spec=prog.in_spec,
@@ -466,7 +446,6 @@ def _compile_profiles(model, groups, kwargs, target, target_arch, extra, verbose
             print(f"[symhlo] profile {k + 1}/{len(groups)}", file=sys.stderr, flush=True)
         timer = StageTimer(verbose)
         prog = _export(model, inputs=group, kwargs=kwargs, verbose=verbose)
-        _bump("exports")
         timer.times.update(prog.times)
         vmfb = compile_to_vmfb(prog.text, target, target_arch, extra, timer)
         names = tuple(i.name for i in prog.symbols.inputs)

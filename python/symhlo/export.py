@@ -13,7 +13,7 @@ from symhlo.passes.registry import PipelineError, run_pipeline
 
 from .dims import SymbolTable, from_exported_program, user_names
 from .errors import CompileError, SymhloError, UnsupportedOpError
-from .stages import Stage, StageTimer
+from .stages import Stage, StageTimer, bump
 
 
 @dataclass
@@ -191,6 +191,7 @@ def lower_exported_program(ep, *, names: dict[str, str] | None = None,
         raise _classify(e) from None
     text = str(module)
     _check_outputs(ep, text)
+    bump("exports")
     return StableHLOProgram(text=text, symbols=symbols, exported_program=ep, times=timer.times,
                             in_spec=ep.call_spec.in_spec, out_spec=ep.call_spec.out_spec)
 

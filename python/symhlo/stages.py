@@ -1,9 +1,10 @@
-"""The ordered compile stages, with timing and progress reporting."""
+"""The ordered compile stages, with timing, progress reporting and process-wide counters."""
 
 from __future__ import annotations
 
 import enum
 import sys
+import threading
 import time
 from contextlib import contextmanager
 
@@ -53,3 +54,25 @@ class StageTimer:
             self.times[stage.label] = self.times.get(stage.label, 0.0) + dt
             if self.verbose:
                 print(f" {dt:7.2f} s", file=sys.stderr, flush=True)
+
+
+_STATS = {"iree_compiles": 0, "exports": 0, "backend_graphs": 0}
+_STATS_LOCK = threading.Lock()
+
+
+def stats() -> dict:
+    """Process-wide counters.
+
+    Returns:
+      {"iree_compiles": N (iree-compile runs), "exports": N (ExportedPrograms lowered to
+      StableHLO, by symhlo.export, symhlo.compile or the torch.compile backend),
+      "backend_graphs": N (graphs the torch.compile backend received)}.
+    """
+    with _STATS_LOCK:
+        return dict(_STATS)
+
+
+def bump(key: str) -> None:
+    """Adds one to counter `key`."""
+    with _STATS_LOCK:
+        _STATS[key] = _STATS.get(key, 0) + 1
