@@ -118,6 +118,8 @@ def export(model_or_ep, args: Sequence | None = None, *, kwargs: dict | None = N
     names: dict[str, str] = {}
     if isinstance(model_or_ep, torch.export.ExportedProgram):
         ep = model_or_ep
+        # The Dims the program was exported with, when given again, name its symbols.
+        names = user_names(ep, dynamic_shapes) if dynamic_shapes is not None else {}
     else:
         if inputs is not None:
             from .inputs import inputs_to_export_spec

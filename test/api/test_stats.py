@@ -23,3 +23,10 @@ def test_export_and_compile_are_counted():
     assert after["iree_compiles"] == mid["iree_compiles"] + 1
     x = torch.randn(7, 4)
     torch.testing.assert_close(cm(x), x * 2)
+
+
+def test_exported_program_with_dynamic_shapes_keeps_user_names():
+    dims = ({0: Dim("rows", max=16)},)
+    ep = torch.export.export(Double(), (torch.randn(3, 4),), dynamic_shapes=dims)
+    prog = symhlo.export(ep, dynamic_shapes=dims)
+    assert [d.name for d in prog.dims] == ["rows"]
