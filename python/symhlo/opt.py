@@ -82,6 +82,8 @@ def diagnostic_at(location: str, message: str, severity: str, filename: str) -> 
     if not m:
         return Diagnostic(severity, message, filename)
     file = m.group(1)
+    if int(m.group(2)) == 0:  # the bytecode reader's "-":0:0 is no position
+        return Diagnostic(severity, message, filename if file == "-" else file)
     return Diagnostic(severity, message, filename if file == "-" else file,
                       int(m.group(2)), int(m.group(3)))
 
@@ -250,10 +252,11 @@ _FROM_ELEMENTS = re.compile(
 
 
 def check_source_limits(text: str, filename: str) -> list[Diagnostic]:
-    """Errors for MLIR text that would crash the parser instead of failing: nesting deeper than
-    MAX_NESTING, `tensor/vector.from_elements` result types with more elements than the text
-    could list (the parser allocates one entry per element first, and aborts on 2^32), and
-    convolution dimension numbers above MAX_NESTING (StableHLO's parser sizes a vector by them).
+    """Errors for MLIR text that would crash the parser instead of failing, or be half read: a NUL
+    byte (the lexer ends the input there), nesting deeper than MAX_NESTING, `tensor/vector.
+    from_elements` result types with more elements than the text could list (the parser allocates
+    one entry per element first, and aborts on 2^32), and convolution dimension numbers above
+    MAX_NESTING (StableHLO's parser sizes a vector by them).
 
     Args:
       text: the input (one chunk, already padded to its line numbers, or the whole file).
@@ -267,6 +270,9 @@ def check_source_limits(text: str, filename: str) -> list[Diagnostic]:
         return Diagnostic("error", message, filename, line, col)
 
     out = []
+    nul = text.find("\0")
+    if nul >= 0:  # the lexer stops at a NUL: the rest of the file would be silently ignored
+        out.append(at(nul, "NUL byte in MLIR text (is this a binary file?)"))
     depth = 0
     for m in _BRACKETS.finditer(text):
         tok = m.group(0)
