@@ -103,6 +103,56 @@ def check_symbolic_outputs(prog: symhlo.StableHLOProgram) -> int:
     return n
 
 
+def _dynamic_axes(dynamic_shapes) -> list[tuple[int, int]]:
+    """(input position, axis) of every axis `dynamic_shapes` marks dynamic."""
+    out = []
+    specs = dynamic_shapes.values() if isinstance(dynamic_shapes, dict) else dynamic_shapes
+    for i, spec in enumerate(specs):
+        if isinstance(spec, dict):
+            out += [(i, a) for a in spec]
+        elif isinstance(spec, (list, tuple)):
+            out += [(i, a) for a, d in enumerate(spec) if d is not None]
+    return out
+
+
+def check_not_specialized(model: torch.nn.Module, example_args: Sequence[Any],
+                          other_args: Sequence[Any], dynamic_shapes, *,
+                          prog: symhlo.StableHLOProgram | None = None) -> symhlo.StableHLOProgram:
+    """Silent-specialization check: export at two example sizes, require identical StableHLO.
+
+    A size pinned to the example (a `tensor<8x...>` where torch.export had a symbol, a constant
+    8 in the size arithmetic, an iota or slice of length 8) changes with the example, so the two
+    texts differ; a module whose every size is symbolic does not. Comparing two exports instead of
+    grepping one for the example value has no false positives from unrelated constants that
+    happen to equal it. Every output axis torch.export marks symbolic must also be `?` in both.
+
+    Args:
+      model, dynamic_shapes: as for check_model.
+      example_args, other_args: two example tuples whose every dynamic axis differs.
+      prog: the export at `example_args` when the caller already has it.
+    Returns:
+      the program exported at `example_args`.
+    """
+    import difflib
+
+    model = model.eval()
+    flat_a, flat_b = _flat(example_args), _flat(other_args)
+    for i, axis in _dynamic_axes(dynamic_shapes):
+        a, b = flat_a[i].shape[axis], flat_b[i].shape[axis]
+        assert a != b, f"input {i} axis {axis} is {a} in both examples: the check would miss a leak"
+    prog_a = prog or symhlo.export(model, tuple(example_args), dynamic_shapes=dynamic_shapes)
+    prog_b = symhlo.export(model, tuple(other_args), dynamic_shapes=dynamic_shapes)
+    for p in (prog_a, prog_b):
+        check_symbolic_outputs(p)
+    if prog_a.text != prog_b.text:
+        diff = list(difflib.unified_diff(prog_a.text.splitlines(), prog_b.text.splitlines(),
+                                         f"export at {_shapes(example_args)}",
+                                         f"export at {_shapes(other_args)}", lineterm="", n=0))
+        raise AssertionError("the StableHLO depends on the example sizes (a dynamic size was "
+                             "pinned to the example):\n" + "\n".join(diff[:24]))
+    return prog_a
+
+
 def _flat(x) -> list[torch.Tensor]:
     import torch.utils._pytree as pytree
 
