@@ -230,6 +230,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"symhlo: error: {e}", file=sys.stderr)
     except KeyboardInterrupt:
         print("symhlo: interrupted", file=sys.stderr)
+    except OSError as e:  # an output path that cannot be written, a file that vanished
+        where = f"{e.filename}: " if e.filename else "symhlo: "
+        print(f"{where}error: {e.strerror or e}", file=sys.stderr)
     except Exception as e:  # last line of defence: no traceback for users
         print(f"symhlo: internal error: {type(e).__name__}: {e}", file=sys.stderr)
     return 1

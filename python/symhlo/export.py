@@ -235,6 +235,9 @@ def program_from_mlir(text: str) -> StableHLOProgram:
             ranges[named.name] = (lo, None if hi >= 2**62 else hi)
     inputs = []
     for k, t in enumerate(ftype.inputs):
+        if not isinstance(t, ir.RankedTensorType):
+            raise CompileError(f"@main argument {k} has type {t}; symhlo takes StableHLO whose "
+                               "arguments are ranked tensors (is this another dialect?)")
         rt = ir.RankedTensorType(t)
         exprs = arg_shapes[k] if k < len(arg_shapes) and arg_shapes[k] else None
         shape = []
