@@ -19,12 +19,68 @@ class CliError(Exception):
     """A user-facing error: printed as `symhlo: error: <message>`, exit code 1."""
 
 
+def _check_pt2_pickles(path: str) -> None:
+    """Refuses a .pt2 that torch.export.load would unpickle without restriction.
+
+    torch 2.13's loader unpickles the archive's sample inputs with torch.load(weights_only=True)
+    and, when that fails, again with weights_only=False (running whatever the pickle says);
+    weights and constants marked `use_pickle` load with weights_only=False, custom and opaque
+    constants with torch's TorchScript unpickler or pickle.loads, and archives without
+    `archive_version` go through a legacy loader. symhlo reads only archives in which every
+    pickle loads under weights_only=True and no constant needs the other unpicklers.
+    """
+    import io
+    import json
+    import zipfile
+
+    import torch
+    from torch.export.pt2_archive import constants as k
+
+    def refuse(why: str) -> CliError:
+        return CliError(f"{path}: error: {why}; torch.export.load could run code from it. "
+                        "If you trust the file, load it yourself (torch.export.load) and pass the "
+                        "ExportedProgram to symhlo.export / symhlo.compile")
+
+    try:
+        z = zipfile.ZipFile(path)
+    except (zipfile.BadZipFile, OSError, ValueError) as e:
+        raise CliError(f"{path}: error: not a torch.export archive (.pt2): {e}") from None
+    with z:
+        names = {n.split("/", 1)[1] if "/" in n else n: n for n in z.namelist()}
+        if k.ARCHIVE_VERSION_PATH not in names:
+            raise refuse("not a current torch.export archive (no archive_version: torch's legacy "
+                         "loader unpickles it)")
+        pickles = [n for n in names if n.startswith(k.SAMPLE_INPUTS_DIR)
+                   or (n.startswith((k.WEIGHTS_DIR, k.CONSTANTS_DIR)) and n.endswith(".pt"))]
+        try:
+            for folder in (k.WEIGHTS_DIR, k.CONSTANTS_DIR):
+                for n in [n for n in names if n.startswith(folder) and n.endswith("_config.json")]:
+                    for fqn, meta in json.loads(z.read(names[n]))["config"].items():
+                        entry = str(meta.get("path_name", ""))
+                        if entry.startswith((k.CUSTOM_OBJ_FILENAME_PREFIX, k.OPAQUE_OBJ_FILENAME_PREFIX)):
+                            raise refuse(f"constant '{fqn}' is a pickled Python/TorchScript object")
+                        if meta.get("use_pickle"):
+                            pickles.append(folder + entry)
+            for n in pickles:
+                if n in names:
+                    try:
+                        torch.load(io.BytesIO(z.read(names[n])), weights_only=True)
+                    except Exception as e:
+                        raise refuse(f"'{n}' is a pickle that torch.load(weights_only=True) refuses "
+                                     f"({type(e).__name__}: {str(e).strip().splitlines()[0][:200]})"
+                                     ) from None
+        except (ValueError, KeyError, TypeError, AttributeError, zipfile.BadZipFile, OSError) as e:
+            raise CliError(f"{path}: error: not a torch.export archive (.pt2): malformed "
+                           f"{type(e).__name__}: {e}") from None
+
+
 def _load_pt2(path: str):
     import torch
 
     p = Path(path)
     if not p.is_file():
         raise CliError(f"{path}: error: no such file")
+    _check_pt2_pickles(str(p))
     try:
         return torch.export.load(str(p))
     except Exception as e:
