@@ -79,7 +79,8 @@ GPT_BATCH, GPT_SEQ = (2, 16), (2, 1024)
 
 @pytest.fixture(scope="module")
 def gpt2():
-    b, s = Dim("batch", min=GPT_BATCH[0], max=GPT_BATCH[1]), Dim("seq", min=GPT_SEQ[0], max=GPT_SEQ[1])
+    b = Dim("batch", min=GPT_BATCH[0], max=GPT_BATCH[1])
+    s = Dim("seq", min=GPT_SEQ[0], max=GPT_SEQ[1])
     return Fuzzed("gpt2", GPT2(), (randint(97, 2, 7),), (randint(97, 3, 11),), ({0: b, 1: s},),
                   rtol=1e-4, atol=2e-4)
 
@@ -98,7 +99,8 @@ UNET_BATCH, UNET_QUARTER = (1, 16), (2, 256)        # H = 4*h, W = 4*w with h, w
 @pytest.fixture(scope="module")
 def unet():
     b = Dim("b", min=UNET_BATCH[0], max=UNET_BATCH[1])
-    h, w = Dim("h", min=UNET_QUARTER[0], max=UNET_QUARTER[1]), Dim("w", min=UNET_QUARTER[0], max=UNET_QUARTER[1])
+    h = Dim("h", min=UNET_QUARTER[0], max=UNET_QUARTER[1])
+    w = Dim("w", min=UNET_QUARTER[0], max=UNET_QUARTER[1])
     return Fuzzed("unet", UNetSmall(), (randn(2, 3, 16, 24),), (randn(3, 3, 20, 28),),
                   ({0: b, 2: 4 * h, 3: 4 * w},), rtol=1e-4, atol=1e-4)
 

@@ -1,0 +1,291 @@
+#!/usr/bin/env python3
+"""Builds the README's support table from the e2e tests, and checks or rewrites the README.
+
+Each row (an op family, a model, a rejected op class) names the pytest functions that cover it
+(`file.py::test_name` under test/e2e). Its status is read from those tests, parsed with `ast`
+(nothing is imported or run):
+
+  * tested          a test runs the model on IREE and compares it with eager at 3+ sizes
+                    (check_model, or the shape fuzz), and none is marked xfail;
+  * rejected        the tests assert `symhlo.UnsupportedOpError` (a clear error, never a wrong answer);
+  * xfail           a test (or one of its parameters) is a strict xfail: the reason is quoted;
+  * no test yet     the row names no test: the issue asks for it, nothing covers it.
+
+Every test function in test/e2e must belong to some row, and every test a row names must exist, so
+the table cannot drift from the tests. `pytest test/api/test_support_table.py` fails when the
+README's table differs from this script's output.
+
+    python scripts/support_table.py            # print the table
+    python scripts/support_table.py --check    # exit 1 (with a diff) if README.md differs
+    python scripts/support_table.py --write    # rewrite README.md between the markers
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import difflib
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+E2E = ROOT / "test" / "e2e"
+README = ROOT / "README.md"
+BEGIN, END = "<!-- support-table:begin -->", "<!-- support-table:end -->"
+
+
+@dataclass(frozen=True)
+class Row:
+    kind: str          # "op", "model", "data-dependent", "check"
+    name: str
+    what: str
+    tests: tuple[str, ...] = ()
+
+
+ROWS: tuple[Row, ...] = (
+    # --- op families -----------------------------------------------------------------------
+    Row("op", "elementwise, broadcasting",
+        "two independent `?` dims broadcast against each other, static 1s; where, masked_fill, "
+        "comparisons, casts, clamp, relu, gelu (exact, tanh), silu, sigmoid, tanh, erf",
+        ("test_core_models.py::test_broadcast_elementwise",
+         "test_transformer_ops.py::test_elementwise_activations_where_casts")),
+    Row("op", "view-like",
+        "view / reshape / flatten / unflatten with `b*s`, `-1`, `h//2`; squeeze / unsqueeze; "
+        "permute / transpose; expand / broadcast_to / repeat; contiguous",
+        ("test_core_models.py::test_view_computed_sizes",
+         "test_transformer_ops.py::test_view_like_ops")),
+    Row("op", "slicing, split, cat",
+        "slice with symbolic start / end / step, narrow, select, chunk / split / split_with_sizes "
+        "/ unbind, cat and stack along `?` dims, slice then expand",
+        ("test_core_models.py::test_slicing_symbolic_bounds",
+         "test_core_models.py::test_cat_split_by_input_sizes",
+         "test_transformer_ops.py::test_slicing_split_cat_stack",
+         "test_transformer_ops.py::test_former_iree_gaps")),
+    Row("op", "pad (constant)", "constant padding by symbolic amounts, e.g. `(8 - s % 8) % 8`",
+        ("test_core_models.py::test_pad_to_multiple",)),
+    Row("op", "pad (reflect)", "reflect padding of a `?` dim", ()),
+    Row("op", "creation",
+        "arange / full / zeros / ones / new_zeros / empty with symbolic sizes; tril / triu; cumsum",
+        ("test_core_models.py::test_arange_positions",
+         "test_transformer_ops.py::test_creation_tril_cumsum")),
+    Row("op", "reductions",
+        "sum, mean, max, amax, argmax, var, std over `?` dims; softmax / log_softmax",
+        ("test_core_models.py::test_softmax", "test_transformer_ops.py::test_reductions_softmax")),
+    Row("op", "matmul family",
+        "matmul / bmm / linear / addmm / baddbmm with `?` batch and sequence",
+        ("test_core_models.py::test_mlp", "test_transformer_ops.py::test_matmul_family")),
+    Row("op", "attention",
+        "scaled_dot_product_attention (causal, with a mask), hand-written attention",
+        ("test_core_models.py::test_attention_dynamic_batch_seq",
+         "test_transformer_ops.py::test_scaled_dot_product_attention")),
+    Row("op", "layer_norm, rms-norm", "over the last axis of (b, s, d)",
+        ("test_transformer_ops.py::test_norms_embedding_gather_scatter",)),
+    Row("op", "batch_norm (inference)", "NCHW with `?` batch and H/W",
+        ("test_cnn_ops.py::test_batch_norm_inference",)),
+    Row("op", "group_norm", "NCHW with `?` batch and H/W", ()),
+    Row("op", "indexing",
+        "embedding, gather, index_select, advanced indexing, scatter, index_put with a dynamic "
+        "number of indices, on weights and on operands with `?` dims",
+        ("test_transformer_ops.py::test_norms_embedding_gather_scatter",
+         "test_gaps_indexing.py::test_dynamic_indexing_on_dynamic_operands")),
+    Row("op", "convolution",
+        "conv1d / conv2d (stride, padding, dilation, groups, depthwise, transposed) with `?` batch "
+        "and spatial dims",
+        ("test_core_models.py::test_conv_dynamic_batch", "test_cnn_ops.py::test_conv2d",
+         "test_cnn_ops.py::test_conv_transpose2d", "test_cnn_ops.py::test_conv1d_stride_padding",
+         "test_cnn_ops.py::test_iree_input_lowers_dynamic_windows_to_linalg")),
+    Row("op", "pooling",
+        "max / avg pooling (stride, padding, count_include_pad), adaptive avg pooling to 1x1",
+        ("test_cnn_ops.py::test_pooling", "test_cnn_ops.py::test_max_pool2d_dynamic_batch_only")),
+    Row("op", "adaptive avg pooling (other sizes)", "adaptive_avg_pool2d to sizes other than 1x1",
+        ()),
+    Row("op", "interpolate (scale 2)", "nearest and bilinear, scale_factor=2, with skip concats",
+        ("test_cnn_ops.py::test_interpolate_scale2", "test_cnn_ops.py::test_upsample_concat_skip")),
+    Row("op", "interpolate (size=, fractional scale)",
+        "nearest with a symbolic `size=` or a non-integer scale", ()),
+    Row("op", "size arithmetic",
+        "`+ - * // %`, max / min, ceil-div, sizes shared across inputs, derived dims `2*h`, `h+1`",
+        ("test_transformer_ops.py::test_size_arithmetic_shared_derived_dims",)),
+    # --- data-dependent sizes and unsupported ops ---------------------------------------------
+    Row("data-dependent", "nonzero, masked_select (`x[mask]`), unique",
+        "output size depends on tensor values: rejected up front, the error names the aten op, "
+        "the FX node and the source line",
+        ("test_unsupported.py::test_data_dependent_sizes_are_rejected_by_name",)),
+    Row("data-dependent", "ops without a StableHLO lowering (e.g. fft)",
+        "the error names the op and its source location, never a half-converted module",
+        ("test_unsupported.py::test_op_without_stablehlo_lowering_is_named_with_location",)),
+    # --- models --------------------------------------------------------------------------------
+    Row("model", "GPT-2-style decoder",
+        "tied LM head, learned positions from arange(seq), causal SDPA; `?` batch and sequence",
+        ("test_transformer_models.py::test_gpt2_decoder",
+         "test_fuzz_shapes.py::test_fuzz_gpt2_sizes")),
+    Row("model", "BERT-style encoder", "attention-mask input, pooler; `?` batch and sequence",
+        ("test_transformer_models.py::test_bert_encoder_with_attention_mask",)),
+    Row("model", "ResNet-style CNN",
+        "conv, batch_norm, residual, max pool, adaptive avg pool; `?` batch and H/W",
+        ("test_cnn_models.py::test_resnet_dynamic_batch_and_hw",)),
+    Row("model", "U-Net-style CNN",
+        "pooling, nearest / bilinear upsampling, skip concats; H/W as derived dims `4*h`",
+        ("test_cnn_models.py::test_unet_derived_hw", "test_fuzz_shapes.py::test_fuzz_unet_sizes")),
+    # --- checks ----------------------------------------------------------------------------------
+    Row("check", "no silent specialization",
+        "exports at two example sizes give identical StableHLO; symbolic output axes are `?`",
+        ("test_fuzz_shapes.py::test_specialization_check_catches_a_pinned_size",
+         "test_fuzz_shapes.py::test_specialization_check_needs_differing_examples")),
+)
+
+_KIND_TITLE = {"op": "op family", "model": "model", "data-dependent": "rejected",
+               "check": "check"}
+
+
+@dataclass(frozen=True)
+class TestInfo:
+    file: str
+    name: str
+    xfail: str | None        # the reason, when the test or one of its params is xfail
+    rejects: bool            # asserts symhlo.UnsupportedOpError
+    runs_model: bool         # calls check_model or a Fuzzed model (IREE vs eager)
+
+
+def _xfail_reason(decorators: list[ast.expr]) -> str | None:
+    for dec in decorators:
+        for node in ast.walk(dec):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                    and node.func.attr == "xfail":
+                for kw in node.keywords:
+                    if kw.arg == "reason" and isinstance(kw.value, ast.Constant):
+                        return str(kw.value.value)
+                return "xfail"
+    return None
+
+
+def collect_tests(root: Path = E2E) -> dict[str, TestInfo]:
+    """Every `test_*` function in test/e2e/test_*.py, keyed `file.py::name`."""
+    tests = {}
+    for path in sorted(root.glob("test_*.py")):
+        tree = ast.parse(path.read_text(), str(path))
+        for fn in tree.body:
+            if not isinstance(fn, ast.FunctionDef) or not fn.name.startswith("test_"):
+                continue
+            src = ast.unparse(fn)
+            tests[f"{path.name}::{fn.name}"] = TestInfo(
+                path.name, fn.name, _xfail_reason(fn.decorator_list),
+                rejects="UnsupportedOpError" in src,
+                runs_model="check_model(" in src or ".check(" in src)
+    return tests
+
+
+def status(row: Row, tests: dict[str, TestInfo]) -> str:
+    infos = [tests[t] for t in row.tests]
+    if not infos:
+        return "no test yet"
+    xfails = [i for i in infos if i.xfail]
+    if xfails:
+        return "xfail: " + "; ".join(sorted({i.xfail for i in xfails}))
+    if all(i.rejects for i in infos):
+        return "rejected (`UnsupportedOpError`)"
+    if row.kind == "check" or any(i.runs_model for i in infos):
+        return "tested"
+    return "partial"
+
+
+def check_rows(rows=ROWS, tests: dict[str, TestInfo] | None = None) -> list[str]:
+    """Problems: rows naming missing tests, e2e tests in no row, duplicate row names."""
+    tests = collect_tests() if tests is None else tests
+    problems = []
+    named = set()
+    for row in rows:
+        for t in row.tests:
+            named.add(t)
+            if t not in tests:
+                problems.append(f"row '{row.name}' names {t}, which does not exist")
+    for t in sorted(set(tests) - named):
+        problems.append(f"{t} is in no row of scripts/support_table.py")
+    names = [r.name for r in rows]
+    for n in sorted({n for n in names if names.count(n) > 1}):
+        problems.append(f"row name '{n}' appears twice")
+    return problems
+
+
+def table(rows=ROWS, tests: dict[str, TestInfo] | None = None) -> str:
+    """The markdown between the README markers (without the markers)."""
+    tests = collect_tests() if tests is None else tests
+    lines = [
+        "## Support",
+        "",
+        "Generated by `scripts/support_table.py` from the tests in `test/e2e` "
+        "(`test/api/test_support_table.py` fails when this table is stale). *tested*: compiled "
+        "once, run on IREE (CPU) at 3 or more sizes and compared with eager PyTorch; the "
+        "StableHLO is pure, serializes as a portable artifact, and every output axis "
+        "torch.export marks symbolic is `?`.",
+        "",
+        "| kind | family / model | covers | status | tests |",
+        "|---|---|---|---|---|",
+    ]
+    for row in rows:
+        refs = ", ".join(f"`{t.replace('.py::', '::')}`" for t in row.tests) or "-"
+        lines.append(f"| {_KIND_TITLE[row.kind]} | {row.name} | {row.what} | "
+                     f"{status(row, tests)} | {refs} |")
+    lines += [
+        "",
+        "Data-dependent ops. *Lowered*: ops whose output sizes come from input sizes while the "
+        "values are data (index_select / gather / embedding / scatter / index_put with runtime "
+        "indices, where / masked_fill with runtime masks, argmax). *Rejected*: ops whose output "
+        "size depends on tensor values (`nonzero`, `masked_select` and boolean-mask indexing "
+        "`x[mask]`, `unique`): `symhlo.export` raises `symhlo.UnsupportedOpError` naming the aten "
+        "op, the FX node and the source line before any lowering runs. StableHLO can only express "
+        "them with a static upper bound, which an unbounded program does not have.",
+    ]
+    return "\n".join(lines)
+
+
+def readme_section(text: str) -> str | None:
+    if BEGIN not in text or END not in text:
+        return None
+    return text.split(BEGIN, 1)[1].split(END, 1)[0].strip("\n")
+
+
+def write_readme(path: Path = README) -> None:
+    text = path.read_text()
+    body = f"{BEGIN}\n{table()}\n{END}"
+    if BEGIN in text and END in text:
+        head, rest = text.split(BEGIN, 1)
+        text = head + body + rest.split(END, 1)[1]
+    else:
+        text = text.rstrip("\n") + "\n\n" + body + "\n"
+    path.write_text(text)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    mode = ap.add_mutually_exclusive_group()
+    mode.add_argument("--check", action="store_true", help="exit 1 if README.md's table is stale")
+    mode.add_argument("--write", action="store_true", help="rewrite README.md between the markers")
+    args = ap.parse_args(argv)
+    problems = check_rows()
+    if problems:
+        print("scripts/support_table.py: rows and tests disagree:\n  " + "\n  ".join(problems),
+              file=sys.stderr)
+        return 1
+    if args.write:
+        write_readme()
+        return 0
+    if args.check:
+        current = readme_section(README.read_text())
+        if current is None:
+            print(f"README.md has no {BEGIN} ... {END} section; run with --write", file=sys.stderr)
+            return 1
+        if current != table():
+            sys.stderr.writelines(difflib.unified_diff(
+                current.splitlines(True), table().splitlines(True), "README.md", "generated"))
+            print("\nREADME.md's support table is stale: python scripts/support_table.py --write",
+                  file=sys.stderr)
+            return 1
+        return 0
+    print(table())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
