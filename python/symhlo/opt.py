@@ -62,8 +62,12 @@ class Diagnostic:
         text = f"{self.file}:{self.line}:{self.col}: {self.severity}: {self.message}"
         lines = sources.get(self.file or "")
         if lines and 1 <= self.line <= len(lines):
-            src = lines[self.line - 1].rstrip("\n")
-            text += f"\n{src}\n{' ' * max(self.col - 1, 0)}^"
+            src = lines[self.line - 1].rstrip("\n").replace("\0", " ")
+            col = max(self.col - 1, 0)
+            if len(src) > 200:  # a window around the column of a very long line
+                start = max(col - 80, 0)
+                src, col = src[start:start + 160], col - start
+            text += f"\n{src}\n{' ' * col}^"
         return text
 
 

@@ -84,6 +84,10 @@ def _tool_main(tool: str):
     return main
 
 
+def _clip(text: str, n: int = 3000) -> str:
+    return text if len(text) <= 2 * n else text[:n] + "\n...\n" + text[-n:]
+
+
 def worker(tool: str, cases_path: str, results_path: str) -> int:
     main = _tool_main(tool)
     cases = json.load(open(cases_path))
@@ -106,8 +110,8 @@ def worker(tool: str, cases_path: str, results_path: str) -> int:
                 detail = traceback.format_exc()
         text_err = err.getvalue()
         kind = "escaped" if rc == -1000 else classify(rc, out.getvalue(), text_err)
-        emit({"id": case["id"], "kind": kind, "rc": rc, "stdout": out.getvalue()[-4000:],
-              "stderr": text_err[-4000:], "detail": detail[-4000:]})
+        emit({"id": case["id"], "kind": kind, "rc": rc, "stdout": _clip(out.getvalue()),
+              "stderr": _clip(text_err), "detail": _clip(detail)})
     os.close(fd)
     return 0
 
