@@ -98,8 +98,10 @@ ROWS: tuple[Row, ...] = (
     Row("op", "pooling",
         "max / avg pooling (stride, padding, count_include_pad), adaptive avg pooling to 1x1",
         ("test_cnn_ops.py::test_pooling", "test_cnn_ops.py::test_max_pool2d_dynamic_batch_only")),
-    Row("op", "adaptive avg pooling (other sizes)", "adaptive_avg_pool2d to sizes other than 1x1",
-        ()),
+    Row("op", "adaptive avg pooling (other sizes)",
+        "adaptive_avg_pool2d to (2, 3), 7, (1, 4) over `?` batch and H/W, incl. H/W not divisible "
+        "by the output and smaller than it",
+        ("test_gaps_cnn.py::test_adaptive_avg_pool2d_other_sizes",)),
     Row("op", "interpolate (scale 2)", "nearest and bilinear, scale_factor=2, with skip concats",
         ("test_cnn_ops.py::test_interpolate_scale2", "test_cnn_ops.py::test_upsample_concat_skip")),
     Row("op", "interpolate (size=, fractional scale)",

@@ -49,9 +49,39 @@ def upsample_nearest_vec(x: torch.Tensor, output_size, scale_factors) -> torch.T
     return x[tuple(index)].expand(expanded).reshape(merged)
 
 
+def _adaptive_weights(n, o: int, dtype: torch.dtype) -> torch.Tensor:
+    """(o, n) averaging matrix of adaptive pooling: row i is 1/len over [i*n//o, ceil((i+1)*n/o))."""
+    i = torch.arange(o, dtype=torch.int64)
+    j = torch.arange(n, dtype=torch.int64)
+    start = (i * n) // o
+    end = ((i + 1) * n + (o - 1)) // o
+    mask = (j[None, :] >= start[:, None]) & (j[None, :] < end[:, None])
+    return mask.to(dtype) / (end - start)[:, None].to(dtype)
+
+
+def adaptive_avg_pool2d(x: torch.Tensor, output_size) -> torch.Tensor:
+    """aten._adaptive_avg_pool2d over `?` H/W to a size other than 1x1 -> two averaging matmuls.
+
+    out = P_h @ x @ P_w^T with P_h (oh, H), P_w (ow, W) built from arange(H), arange(W) and the
+    window bounds torch uses (start = i*H // oh, end = ceil((i+1)*H / oh)). torch's own
+    decomposition (a 6-D gather of clamped window indices, masked and summed) compiled in IREE
+    3.13 but returned wrong values once batch, H and W were all dynamic. Static H/W and the 1x1
+    case (a mean) keep the default path.
+    """
+    out = [int(o) for o in output_size] if None not in tuple(output_size) else None
+    if x.dim() not in (3, 4) or out is None or out == [1, 1] \
+            or all(isinstance(s, int) for s in x.shape[-2:]):
+        return NotImplemented
+    h, w = x.shape[-2:]
+    ph = _adaptive_weights(h, out[0], x.dtype)                # (oh, H)
+    pw = _adaptive_weights(w, out[1], x.dtype)                # (ow, W)
+    return torch.matmul(torch.matmul(ph, x), pw.transpose(0, 1))
+
+
 def symhlo_decompositions() -> dict[torch._ops.OpOverload, Callable]:
     """The decompositions symhlo applies on top of torch-mlir's table."""
     return {
         aten.upsample_nearest1d.vec: upsample_nearest_vec,
         aten.upsample_nearest2d.vec: upsample_nearest_vec,
+        aten._adaptive_avg_pool2d.default: adaptive_avg_pool2d,
     }

@@ -1,0 +1,30 @@
+"""CNN ops beyond the scale-2 / 1x1 cases, with `?` batch and H/W, one compiled module each.
+
+adaptive_avg_pool2d to sizes other than 1x1 goes through symhlo's matmul decomposition
+(symhlo.decompositions.adaptive_avg_pool2d): torch's gather-based one returned wrong values on
+IREE 3.13 once batch, H and W were all dynamic. Sizes include H/W not divisible by the output and
+H/W smaller than it (overlapping windows).
+"""
+
+from __future__ import annotations
+
+import torch.nn as nn
+import torch.nn.functional as F
+from torch.export import Dim
+
+from conftest import check_model, randn
+
+
+class AdaptiveAvg(nn.Module):
+    def forward(self, x):
+        return (F.adaptive_avg_pool2d(x, (2, 3)), F.adaptive_avg_pool2d(x, 7),
+                F.adaptive_avg_pool2d(x, (1, 4)), F.adaptive_avg_pool2d(x, 1))
+
+
+def test_adaptive_avg_pool2d_other_sizes():
+    b = Dim("b", min=1, max=64)
+    h, w = Dim("h", min=4, max=1024), Dim("w", min=4, max=1024)
+    check_model("adaptive_avg_pool2d", AdaptiveAvg(), (randn(2, 3, 12, 10),),
+                ({0: b, 2: h, 3: w},),
+                [(randn(1, 3, 4, 4),), (randn(3, 3, 13, 29),), (randn(2, 3, 224, 97),)],
+                rtol=1e-4, atol=1e-5)
