@@ -83,7 +83,8 @@ ROWS: tuple[Row, ...] = (
         ("test_transformer_ops.py::test_norms_embedding_gather_scatter",)),
     Row("op", "batch_norm (inference)", "NCHW with `?` batch and H/W",
         ("test_cnn_ops.py::test_batch_norm_inference",)),
-    Row("op", "group_norm", "NCHW with `?` batch and H/W", ()),
+    Row("op", "group_norm", "NCHW and NCL with `?` batch and H/W, affine and not",
+        ("test_gaps_cnn.py::test_group_norm",)),
     Row("op", "indexing",
         "embedding, gather, index_select, advanced indexing, scatter, index_put with a dynamic "
         "number of indices, on weights and on operands with `?` dims",

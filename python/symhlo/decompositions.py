@@ -78,10 +78,32 @@ def adaptive_avg_pool2d(x: torch.Tensor, output_size) -> torch.Tensor:
     return torch.matmul(torch.matmul(ph, x), pw.transpose(0, 1))
 
 
+def native_group_norm(x, weight, bias, n, c, hw, group: int, eps: float):
+    """aten.native_group_norm with `?` dims -> reshape to (N, G, -1), mean / var, affine.
+
+    torch's decomposition goes through `as_strided` with symbolic sizes, which torch-mlir's FX
+    importer rejects ("size must be a static int list"). Returns (out, mean, rstd) as torch does.
+    """
+    if all(isinstance(s, int) for s in x.shape):
+        return NotImplemented
+    xg = x.reshape(x.shape[0], group, -1)
+    mean = xg.mean(-1, keepdim=True)
+    var = (xg - mean).pow(2).mean(-1, keepdim=True)
+    rstd = torch.rsqrt(var + eps)
+    y = ((xg - mean) * rstd).reshape(x.shape)
+    affine = [1, x.shape[1]] + [1] * (x.dim() - 2)
+    if weight is not None:
+        y = y * weight.reshape(affine)
+    if bias is not None:
+        y = y + bias.reshape(affine)
+    return y, mean.reshape(x.shape[0], group), rstd.reshape(x.shape[0], group)
+
+
 def symhlo_decompositions() -> dict[torch._ops.OpOverload, Callable]:
     """The decompositions symhlo applies on top of torch-mlir's table."""
     return {
         aten.upsample_nearest1d.vec: upsample_nearest_vec,
         aten.upsample_nearest2d.vec: upsample_nearest_vec,
         aten._adaptive_avg_pool2d.default: adaptive_avg_pool2d,
+        aten.native_group_norm.default: native_group_norm,
     }
