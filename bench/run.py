@@ -5,7 +5,7 @@ benchmark size, one run measures these columns, interleaved call by call:
 
   symhlo-dyn      symhlo.compile once for the whole range of sizes (the module under test)
   symhlo-static   symhlo.compile for that exact size (no dynamic_shapes): what a dynamic module can reach
-  symhlo-profile  symhlo.compile with symhlo.Input(profiles=[...]) whose opt shape is that size
+  symhlo-profile  symhlo.compile with one symhlo.Input profile: opt = that size, [opt/2, opt*2]
   iree-turbine    iree.turbine.aot.export, compiled with the same iree-compile flags (optional)
   eager           the PyTorch module
   inductor        torch.compile(dynamic=True)
@@ -139,14 +139,21 @@ def export_example(spec: models.Spec) -> torch.Tensor:
     return spec.example(size)
 
 
-def range_shapes(spec: models.Spec, size: tuple):
-    """(min_shape, opt_shape, max_shape) of the one input for a profile whose opt is `size`."""
+def range_shapes(spec: models.Spec, size: tuple, profile: bool = False):
+    """(min_shape, opt_shape, max_shape) of the one input at `size`.
+
+    profile=False: the whole dynamic range. profile=True: a bounded profile around the size,
+    [opt / 2, opt * 2] on every dynamic axis, clamped into the range.
+    """
     opt = list(spec.shape(size))
     lo, hi = list(opt), list(opt)
-    for axis, (a, b) in zip(spec.axes, spec.ranges):
-        lo[axis], hi[axis] = a, b
-    for axis, (_, a, b) in spec.extra_dynamic.items():
-        lo[axis], hi[axis] = a, b
+    ranges = [(axis, a, b) for axis, (a, b) in zip(spec.axes, spec.ranges)]
+    ranges += [(axis, a, b) for axis, (_, a, b) in spec.extra_dynamic.items()]
+    for axis, a, b in ranges:
+        if profile:
+            lo[axis], hi[axis] = max(a, -(-opt[axis] // 2)), min(b, max(opt[axis] * 2, 2))
+        else:
+            lo[axis], hi[axis] = a, b
     return lo, opt, hi
 
 
@@ -194,7 +201,7 @@ class Runners:
     def symhlo_profile(self, spec, model, size):
         import symhlo
 
-        lo, opt, hi = range_shapes(spec, size)
+        lo, opt, hi = range_shapes(spec, size, profile=True)
         inp = symhlo.Input(profiles=[dict(min_shape=lo, opt_shape=opt, max_shape=hi)], name="x")
         return self.symhlo_compile(model, inputs=[inp])
 
@@ -235,9 +242,11 @@ def time_interleaved(fns: dict[str, Callable], x: torch.Tensor, ref: torch.Tenso
         cell = res.cell(size, col)
         try:
             with torch.inference_mode():
+                t0 = time.perf_counter()
                 out = fn(x)
+                est[col] = time.perf_counter() - t0
                 cell.rel_err = rel_err(out, ref)
-                for _ in range(args.warmup):
+                for _ in range(args.warmup if est[col] < 1.0 else 1):
                     t0 = time.perf_counter()
                     fn(x)
                     est[col] = time.perf_counter() - t0
@@ -465,6 +474,12 @@ def write_report(results: list[ModelResult], depth: dict, args, columns: list[st
                     row.append("fail" if c.error else "-")
                     continue
                 text = (f"{fmt_ms(c.median)} [{fmt_ms(min(c.times_ms))}-{fmt_ms(max(c.times_ms))}]")
+                if c.rel_err is not None and c.rel_err > spec.rtol:
+                    text += " **wrong**"
+                    note = (f"{spec.name} {spec.label(size)} {col}: relative error {c.rel_err:.1e} vs "
+                            f"eager (tolerance {spec.rtol:.0e})")
+                    if note not in notes:
+                        notes.append(note)
                 if col != BASE and base:
                     text += f" x{base / c.median:.2f}"
                 row.append(text)
@@ -562,7 +577,7 @@ def parse_args(argv=None):
     p.add_argument("--layers", type=int, default=None, help="GPT-2 stack depth (default 4; quick 1)")
     p.add_argument("--depths", default=None, help="compile-time depths, e.g. 2,4,8 ('' to skip)")
     p.add_argument("--models", default="gpt2,resnet18,mlp,block",
-                   help="comma list of gpt2, resnet18, mlp, block")
+                   help="comma list of gpt2, resnet18 (dynamic batch, H, W), resnet18-batch, mlp, block")
     p.add_argument("--columns", default=",".join(COLUMNS), help="comma list of " + ", ".join(COLUMNS))
     p.add_argument("--iree-flags", default="", help="extra iree-compile flags for every IREE column")
     p.add_argument("--warmup", type=int, default=2)
@@ -607,12 +622,17 @@ def main(argv=None) -> int:
             specs.append(models.gpt2(args.layers, args.quick))
         elif name == "resnet18":
             specs.append(models.resnet18(args.quick))
+        elif name == "resnet18-batch":
+            spec = models.resnet18(args.quick, dynamic_hw=False)
+            spec.name = "resnet18-batch"
+            specs.append(spec)
         elif name == "mlp":
             specs.append(models.mlp(args.quick))
         elif name == "block":
             specs.append(models.block(args.quick))
         else:
-            print(f"unknown model '{name}' (valid: gpt2, resnet18, mlp, block)", file=sys.stderr)
+            print(f"unknown model '{name}' (valid: gpt2, resnet18, resnet18-batch, mlp, block)",
+                  file=sys.stderr)
             return 2
 
     steps = 0

@@ -2,7 +2,8 @@
 
 Rows from 64 on come out wrong (max |err| ~0.1-1 on outputs of size ~1) once seq > 64; without the
 flag, or with seq <= 64, or with a static batch, the results match eager to ~1e-6. Found by
-bench/flags.py on the GPT-2-width stack. Run: .venv/bin/python bench/repro/data_tiling_attention.py
+bench/flags.py on the GPT-2-width stack. Run: .venv/bin/python bench/repro/data_tiling_attention.py ["FLAGS" ...]
+(each argument is one flag set to try; default: none, then --iree-opt-data-tiling).
 """
 
 import sys
@@ -28,7 +29,8 @@ def main() -> int:
     b, s = Dim("b", min=1, max=16), Dim("s", min=2, max=1024)
     ex = tuple(torch.randn(2, 8, 768) for _ in range(3))
     bad = False
-    for flags in ([], ["--iree-opt-data-tiling"]):
+    variants = [f.split() for f in sys.argv[1:]] or [[], ["--iree-opt-data-tiling"]]
+    for flags in variants:
         prog = symhlo.export(m, ex, dynamic_shapes=tuple({0: b, 1: s} for _ in range(3)))
         cm = symhlo.compile(prog, options={"iree_flags": flags})
         for n in (64, 65, 130):

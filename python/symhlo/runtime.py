@@ -17,8 +17,11 @@ from .errors import DeviceError, SymhloError
 
 # target -> (iree-compile backend flags, iree.runtime driver)
 TARGETS: dict[str, tuple[list[str], str]] = {
+    # --iree-global-opt-data-tiling: data-tiled matmuls (bench/flags.py: ~0.75x the latency of a
+    # dynamic GPT-2-width stack). Not --iree-opt-data-tiling: in IREE 3.13 it picks the
+    # dispatch-creation path, which miscompiles dynamic attention (bench/repro/data_tiling_attention.py).
     "cpu": (["--iree-hal-target-device=local", "--iree-hal-local-target-device-backends=llvm-cpu",
-             "--iree-llvmcpu-target-cpu=host"], "local-task"),
+             "--iree-llvmcpu-target-cpu=host", "--iree-global-opt-data-tiling"], "local-task"),
     "vulkan": (["--iree-hal-target-device=vulkan"], "vulkan"),
     "cuda": (["--iree-hal-target-device=cuda"], "cuda"),
     "rocm": (["--iree-hal-target-device=hip"], "hip"),
