@@ -260,8 +260,9 @@ class CompiledModule:
     def save(self, path: str | Path) -> None:
         """Writes one file: magic, header length, a JSON header, then each variant's vmfb.
 
-        The header holds the target, the output spec, the (union) symbols, and per variant its
-        symbols, profile, size and sha256. No pickle: loading never runs code from the file.
+        The header holds the target, the output spec, the (union) symbols, per variant its
+        symbols, profile, size and sha256, and the sha256 of the header itself (`header_sha256`,
+        over its canonical JSON). No pickle: loading never runs code from the file.
 
         Args:
           path: where to write (conventionally `*.symhlo`).
@@ -277,6 +278,7 @@ class CompiledModule:
                           "size": len(v.vmfb), "sha256": hashlib.sha256(v.vmfb).hexdigest()}
                          for v in self.variants],
         }
+        header["header_sha256"] = _header_digest(header)
         blob = json.dumps(header).encode()
         with open(path, "wb") as f:
             f.write(self.MAGIC + struct.pack("<Q", len(blob)) + blob)
@@ -348,11 +350,19 @@ class CompiledModule:
             target = header["target"]
             if target not in TARGETS:
                 raise ValueError(f"unknown target {target!r}")
+            if "header_sha256" in header and header["header_sha256"] != _header_digest(header):
+                raise SymhloError(f"'{path}' is corrupt: its header fails its sha256 check")
         except SymhloError:
             raise
         except Exception as e:
             raise SymhloError(f"'{path}' is corrupt: {type(e).__name__}: {e}") from None
         return cls(variants[0].vmfb, symbols, target=target, out_spec=out_spec, variants=variants)
+
+
+def _header_digest(header: dict) -> str:
+    """sha256 of a saved module's header (without its own digest), over canonical JSON."""
+    rest = {k: v for k, v in header.items() if k != "header_sha256"}
+    return hashlib.sha256(json.dumps(rest, sort_keys=True).encode()).hexdigest()
 
 
 def _treespec_loads(text: str):
