@@ -87,7 +87,33 @@ def import_exported_program(ep: torch.export.ExportedProgram, *,
     importer = FxImporter(context=ctx)
     importer.import_frozen_program(ep, func_name=func_name,
                                    import_symbolic_shape_expressions=True)
+    _keep_user_outputs(importer.module, ep, func_name)
     return importer.module
+
+
+def _keep_user_outputs(module: ir.Module, ep: torch.export.ExportedProgram, func_name: str) -> None:
+    """Drops the results that only carry buffer mutations (e.g. batch_norm's running stats in
+    train mode): weights are frozen into the module, so those updates cannot persist, and the
+    caller's outputs are the user outputs alone, in order."""
+    from torch.export.graph_signature import OutputKind
+
+    kinds = [spec.kind for spec in ep.graph_signature.output_specs]
+    keep = [i for i, kind in enumerate(kinds) if kind == OutputKind.USER_OUTPUT]
+    if len(keep) == len(kinds):
+        return
+    with module.context, ir.Location.unknown():
+        for op in module.body.operations:
+            func = op.operation
+            if func.name != "func.func" or ir.StringAttr(func.attributes["sym_name"]).value != func_name:
+                continue
+            ret = func.regions[0].blocks[0].operations[len(func.regions[0].blocks[0].operations) - 1]
+            ret = ret.operation
+            values = [ret.operands[i] for i in keep]
+            ir.Operation.create("func.return", operands=values, ip=ir.InsertionPoint(ret))
+            ret.erase()
+            ftype = ir.FunctionType(ir.TypeAttr(func.attributes["function_type"]).value)
+            func.attributes["function_type"] = ir.TypeAttr.get(
+                ir.FunctionType.get(list(ftype.inputs), [v.type for v in values]))
 
 
 def _make_inline_literal_op(tensor: torch.Tensor, vtensor_type, py_attr_tracker):
