@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
@@ -61,10 +62,18 @@ class StableHLOProgram:
             path.write_text(self.text)
 
 
+# torch.export and run_decompositions keep their tracing state (the dispatch mode stack, the
+# fake-tensor mode) in process globals: two exports in parallel threads fail with "Trying to pop
+# empty mode stack". symhlo serializes its torch-side stages (export, decompose + import); the
+# MLIR passes (a context per compile) and iree-compile still run in parallel.
+TORCH_LOCK = threading.RLock()
+
+
 def _export_module(model, args, kwargs, dynamic_shapes):
     try:
-        return torch.export.export(model, tuple(args or ()), kwargs=kwargs or None,
-                                   dynamic_shapes=dynamic_shapes)
+        with TORCH_LOCK:
+            return torch.export.export(model, tuple(args or ()), kwargs=kwargs or None,
+                                       dynamic_shapes=dynamic_shapes)
     except Exception as e:  # torch.export raises many types; keep its message, drop the stack
         raise SymhloError(f"torch.export failed: {type(e).__name__}: {e}") from e
 
@@ -181,7 +190,8 @@ def lower_exported_program(ep, *, names: dict[str, str] | None = None,
     reject_data_dependent_ops(ep)
     with timer.stage(Stage.IMPORT):
         try:
-            module = import_exported_program(ep)
+            with TORCH_LOCK:
+                module = import_exported_program(ep)
         except Exception as e:
             raise CompileError(f"torch-mlir's FX importer failed: {type(e).__name__}: {e}") from e
     try:
