@@ -356,10 +356,43 @@ def convert_torch_aten_cumsum(op: ir.Operation) -> bool:
     return True
 
 
+def convert_torch_aten_upsample_nearest_vec(op: ir.Operation) -> bool:
+    """torch.aten.upsample_nearest{1,2}d.vec by a scale factor -> an error naming the op.
+
+    symhlo.decompositions lowers `size=`, integer scales, short binary fractional scales (1.5)
+    and any scale on a static axis before import. What reaches this pass is a fractional scale
+    on a `?` axis (1.3): torch sizes the output floor(n * 1.3) in double arithmetic, which no
+    integer size arithmetic reproduces for every n, and torch-mlir would leave an unlegalized
+    `torch.constant.float` at an unknown location. The error names this op at its source line:
+
+      %y = torch.aten.upsample_nearest2d.vec %x, %none, [1.3, 1.3] : !torch.vtensor<[?,3,?,9],f32>
+    ==>
+      error: failed to legalize operation 'torch.aten.upsample_nearest2d.vec' (scale factor 1.3)
+    """
+    scales = _list_elements(op.operands[2]) if len(op.operands) == 3 else None
+    if not scales:
+        return False
+    values = []
+    for v in scales:
+        d = defining_op(v)
+        values.append(ir.FloatAttr(d.attributes["value"]).value
+                      if d is not None and d.name == "torch.constant.float" else "?")
+    if all(isinstance(v, float) and v == int(v) for v in values):
+        return False  # integer scales: left to torch-mlir as before
+    shown = ", ".join(f"{v:g}" if isinstance(v, float) else v for v in values)
+    raise PassFailure(
+        f"failed to legalize operation '{op.name}': nearest interpolation by scale factor "
+        f"{shown} on a dynamic axis (output size floor(n * scale) in double arithmetic); "
+        "use size= or a scale that is a short binary fraction (1.5, 2.5)",
+        [(str(op.location), f"unsupported scale factor {shown} on a `?` axis")])
+
+
 PATTERNS = {
     "torch.aten.cumsum": convert_torch_aten_cumsum,
     "torch.aten.constant_pad_nd": convert_torch_aten_constant_pad_nd,
     "torch.aten.split_with_sizes": convert_torch_aten_split_with_sizes,
+    "torch.aten.upsample_nearest1d.vec": convert_torch_aten_upsample_nearest_vec,
+    "torch.aten.upsample_nearest2d.vec": convert_torch_aten_upsample_nearest_vec,
 }
 
 

@@ -64,7 +64,10 @@ ROWS: tuple[Row, ...] = (
          "test_transformer_ops.py::test_former_iree_gaps")),
     Row("op", "pad (constant)", "constant padding by symbolic amounts, e.g. `(8 - s % 8) % 8`",
         ("test_core_models.py::test_pad_to_multiple",)),
-    Row("op", "pad (reflect)", "reflect padding of a `?` dim", ()),
+    Row("op", "pad (reflect)",
+        "reflect padding (1-D, 2-D, conv `padding_mode=\"reflect\"`) by symbolic amounts "
+        "`(4 - n % 4) % 4` and by constants along `?` dims",
+        ("test_gaps_pad_interp.py::test_reflect_pad_symbolic_amounts",)),
     Row("op", "creation",
         "arange / full / zeros / ones / new_zeros / empty with symbolic sizes; tril / triu; cumsum",
         ("test_core_models.py::test_arange_positions",
@@ -106,7 +109,9 @@ ROWS: tuple[Row, ...] = (
     Row("op", "interpolate (scale 2)", "nearest and bilinear, scale_factor=2, with skip concats",
         ("test_cnn_ops.py::test_interpolate_scale2", "test_cnn_ops.py::test_upsample_concat_skip")),
     Row("op", "interpolate (size=, fractional scale)",
-        "nearest with a symbolic `size=` or a non-integer scale", ()),
+        "nearest with `size=` from the input's sizes (`2*h`, `h+3`, `3*w`) or another tensor's "
+        "shape, 1-D and 2-D; scale factors that are short binary fractions (1.5, 2.5)",
+        ("test_gaps_pad_interp.py::test_nearest_interpolate_to_symbolic_size",)),
     Row("op", "size arithmetic",
         "`+ - * // %`, max / min, ceil-div, sizes shared across inputs, derived dims `2*h`, `h+1`",
         ("test_transformer_ops.py::test_size_arithmetic_shared_derived_dims",)),
@@ -115,6 +120,10 @@ ROWS: tuple[Row, ...] = (
         "output size depends on tensor values: rejected up front, the error names the aten op, "
         "the FX node and the source line",
         ("test_unsupported.py::test_data_dependent_sizes_are_rejected_by_name",)),
+    Row("data-dependent", "nearest interpolate by other fractional scales on `?` axes (1.3)",
+        "torch sizes the output floor(n * 1.3) in double arithmetic: the error names "
+        "upsample_nearest2d.vec and its source line",
+        ("test_gaps_pad_interp.py::test_nearest_interpolate_non_binary_fraction_is_rejected_by_name",)),
     Row("data-dependent", "ops without a StableHLO lowering (e.g. fft)",
         "the error names the op and its source location, never a half-converted module",
         ("test_unsupported.py::test_op_without_stablehlo_lowering_is_named_with_location",)),

@@ -7,8 +7,10 @@ symbolic (`?`); none of them pins a size to the example's.
 
 from __future__ import annotations
 
+import math
 from typing import Callable
 
+import numpy as np
 import torch
 
 aten = torch.ops.aten
@@ -99,11 +101,137 @@ def native_group_norm(x, weight, bias, n, c, hw, group: int, eps: float):
     return y, mean.reshape(x.shape[0], group), rstd.reshape(x.shape[0], group)
 
 
+def _symbolic(v) -> bool:
+    return isinstance(v, torch.SymInt) and not v.node.expr.is_number
+
+
+def reflection_pad(x: torch.Tensor, padding) -> torch.Tensor:
+    """aten.reflection_pad{1,2}d on a `?` axis or by symbolic amounts -> index_select.
+
+    Along each padded axis of size n, by (l, r), one gather of n + l + r source indices:
+        i = arange(-l, n + r);  m = full((), n - 1)
+        x = index_select(x, d, m - |m - |i||)        # l..1, 0..n-1, n-2..n-1-r
+    Axes are padded last-first (torch's order; reflection is separable, so corners match).
+    torch's own decomposition is the same formula but feeds the SymInt n - 1 straight into
+    `aten.sub.Tensor`, which the FX importer emits on a `!torch.int` (invalid IR); here it is a
+    0-d tensor. One gather per axis (no cat of pieces of length l or r) also keeps torch's
+    contiguity checks from guarding on the symbolic amounts (`r >= 2`), which the amounts' ranges
+    do not imply. Static axes padded by constants, and negative constant amounts, keep torch's
+    path.
+    """
+    pads = list(padding)
+    k = len(pads) // 2
+    axes = [(x.dim() - 1 - i, pads[2 * i], pads[2 * i + 1]) for i in range(k)]
+    if not any(_symbolic(x.shape[d]) or _symbolic(lo) or _symbolic(hi) for d, lo, hi in axes):
+        return NotImplemented
+    if any(isinstance(p, int) and p < 0 for p in pads):
+        return NotImplemented
+    for d, lo, hi in axes:
+        n = x.shape[d]
+        i = torch.arange(-lo, n + hi)
+        m = torch.full((), n - 1, dtype=torch.int64)
+        x = torch.index_select(x, d, m - (m - i.abs()).abs())
+    return x
+
+
+def _exact_ratio(out, n) -> int | None:
+    """k when out == k * n holds for every value of the symbols, else None."""
+    import sympy
+
+    o = out.node.expr if isinstance(out, torch.SymInt) else sympy.Integer(out)
+    i = n.node.expr if isinstance(n, torch.SymInt) else sympy.Integer(n)
+    r = sympy.simplify(o / i)
+    return int(r) if r.is_Integer and r > 0 else None
+
+
+def _nearest_index(n, out, inv_scale: float | None) -> torch.Tensor:
+    """Source index of each of `out` outputs, as torch's CPU kernel computes it (in float32):
+    min(floor(i * s), n - 1) with s = float32(n) / float32(out), or float32(1 / scale_factor).
+
+    Exact integer floor(i * n / out) disagrees with eager for ~2% of (n, out) pairs (n=2,
+    out=82, ...), because torch rounds the scale to float32; this form matched all of
+    n < 200, out < 400.
+    """
+    i = torch.arange(out).to(torch.float32)
+    if inv_scale is None:
+        s = (torch.full((), n, dtype=torch.int64).to(torch.float32)
+             / torch.full((), out, dtype=torch.int64).to(torch.float32))
+    else:
+        s = torch.full((), inv_scale, dtype=torch.float32)
+    idx = torch.floor(i * s).to(torch.int64)
+    return torch.minimum(idx, torch.full((), n - 1, dtype=torch.int64))
+
+
+def _fraction(scale: float, max_den: int = 1 << 16):
+    """scale as p / q when it is a binary fraction with a small denominator (1.5, 0.75), else None."""
+    from fractions import Fraction
+
+    f = Fraction(scale)
+    return (f.numerator, f.denominator) if f > 0 and f.denominator <= max_den else None
+
+
+def upsample_nearest_sized(x: torch.Tensor, output_size, scale_factors) -> torch.Tensor:
+    """aten.upsample_nearest{1,2}d.vec with `output_size` (symbolic or not), or with a
+    fractional scale factor that is a short binary fraction -> index_select per axis.
+
+    Per spatial axis of size n to `out`: out == n is left alone; out == k * n for every value of
+    the symbols, k a power of two (`size=(2 * h, 2 * w)`, a skip tensor's `2 * h`), repeats
+    each element k times (unsqueeze + expand + reshape, no gather); anything else gathers
+    `index_select(x, d, idx)` with idx from `_nearest_index` (float32, as eager).
+    A scale factor p / q (q a power of two <= 2**16) gives out = (n * p) // q on a `?` axis,
+    which equals torch's floor(n * scale) in double for every n; a static axis takes any scale.
+    Other fractional scales on a `?` axis (1.3: q = 2**52, and torch rounds n * 1.3 in double)
+    return NotImplemented, and symhlo-decompose-symbolic-torch-ops names the op as unsupported.
+    """
+    spatial = x.dim() - 2
+    if spatial not in (1, 2):
+        return NotImplemented
+    if output_size is not None:
+        outs, inv = list(output_size), [None] * spatial
+    else:
+        if scale_factors is None or len(scale_factors) != spatial \
+                or _integer_scales(scale_factors, spatial) is not None:
+            return NotImplemented
+        outs = []
+        for a, s in enumerate(scale_factors):
+            n, pq = x.shape[2 + a], _fraction(float(s))
+            if isinstance(n, int):
+                outs.append(math.floor(n * float(s)))   # torch's double arithmetic, exactly
+            elif pq is not None:
+                outs.append((n * pq[0]) // pq[1])
+            else:
+                return NotImplemented
+        inv = [float(np.float32(1.0 / float(s))) for s in scale_factors]
+    ks = [_exact_ratio(outs[a], x.shape[2 + a]) if inv[a] is None else None for a in range(spatial)]
+    if all(k is not None and k & (k - 1) == 0 for k in ks):
+        return upsample_nearest_vec(x, None, ks)      # one broadcast + reshape for all axes
+    for a in range(spatial):
+        d, n, out, k = 2 + a, x.shape[2 + a], outs[a], ks[a]
+        if k == 1:
+            continue
+        if k is not None and k & (k - 1) == 0:
+            shape = list(x.shape)
+            x = x.unsqueeze(d + 1).expand(shape[:d + 1] + [k] + shape[d + 1:]) \
+                .reshape(shape[:d] + [n * k] + shape[d + 1:])
+        else:
+            x = torch.index_select(x, d, _nearest_index(n, out, inv[a]))
+    return x
+
+
+def upsample_nearest(x: torch.Tensor, output_size, scale_factors) -> torch.Tensor:
+    """aten.upsample_nearest{1,2}d.vec: integer scales -> upsample_nearest_vec, else
+    upsample_nearest_sized."""
+    out = upsample_nearest_vec(x, output_size, scale_factors)
+    return upsample_nearest_sized(x, output_size, scale_factors) if out is NotImplemented else out
+
+
 def symhlo_decompositions() -> dict[torch._ops.OpOverload, Callable]:
     """The decompositions symhlo applies on top of torch-mlir's table."""
     return {
-        aten.upsample_nearest1d.vec: upsample_nearest_vec,
-        aten.upsample_nearest2d.vec: upsample_nearest_vec,
+        aten.upsample_nearest1d.vec: upsample_nearest,
+        aten.upsample_nearest2d.vec: upsample_nearest,
         aten._adaptive_avg_pool2d.default: adaptive_avg_pool2d,
         aten.native_group_norm.default: native_group_norm,
+        aten.reflection_pad1d.default: reflection_pad,
+        aten.reflection_pad2d.default: reflection_pad,
     }
