@@ -94,21 +94,12 @@ def _read_mlir(path: str) -> str:
         raise CliError(f"{path}: error: no such file")
     data = p.read_bytes()
     if data.startswith(b"ML\xefR"):
-        from torch_mlir import ir
-        from torch_mlir._mlir_libs import _stablehlo
-        from symhlo.passes.ir_util import new_context
+        from .opt import ParseFailure, read_bytecode_isolated
 
-        ctx = new_context()
-        diags: list[str] = []
-        ctx.attach_diagnostic_handler(lambda d: diags.append(str(d.message)) or True)
-        try:
-            return str(_stablehlo.deserialize_portable_artifact(ctx, data))
-        except Exception:
-            pass
-        try:
-            return str(ir.Module.parse(data, ctx))
-        except Exception as e:
-            why = (diags or [str(e).strip() or type(e).__name__])[0]
+        try:  # in a child process: MLIR's bytecode reader can hang or crash on a crafted file
+            data = read_bytecode_isolated(data, path, portable=True, locations=False).encode()
+        except ParseFailure as e:
+            why = "; ".join(d.message for d in e.diagnostics if d.severity == "error") or "unknown"
             raise CliError(f"{path}: error: unreadable MLIR bytecode: {why}") from None
     try:
         text = data.decode()

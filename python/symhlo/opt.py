@@ -306,6 +306,93 @@ def check_source_limits(text: str, filename: str) -> list[Diagnostic]:
     return out
 
 
+# MLIR's bytecode reader is not hardened against crafted input: a 219-byte file derived from a
+# valid one by flipping 3 bytes made it loop for minutes. Bytecode is therefore read in a child
+# process with a time limit and handed back as text (with its locations).
+BYTECODE_TIMEOUT_S = float(os.environ.get("SYMHLO_BYTECODE_TIMEOUT_S", "300"))
+_BYTECODE_CHILD = r"""
+import importlib.util, json, sys
+spec = importlib.util.spec_from_file_location("_symhlo_ir_util", sys.argv[1])
+ir_util = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(ir_util)
+from torch_mlir import ir
+data = sys.stdin.buffer.read()
+ctx = ir_util.new_context()
+ctx.allow_unregistered_dialects = sys.argv[3] == "1"
+module, diags = None, []
+def flat(d):
+    out = [[str(d.location), str(d.message), str(d.severity).rsplit(".", 1)[-1].lower()]]
+    for n in d.notes:
+        out += flat(n)
+    return out
+if sys.argv[2] == "1":  # a StableHLO portable artifact (VHLO) first
+    from torch_mlir._mlir_libs import _stablehlo
+    try:
+        module = _stablehlo.deserialize_portable_artifact(ctx, data)
+    except Exception:
+        module = None
+if module is None:
+    try:
+        module = ir.Module.parse(data, ctx)
+    except ir.MLIRError as e:
+        diags = [x for d in e.error_diagnostics for x in flat(d)]
+    except Exception as e:
+        diags = [["loc(unknown)", f"{type(e).__name__}: {e}", "error"]]
+text = module.operation.get_asm(enable_debug_info=sys.argv[4] == "1") if module is not None else None
+sys.stdout.write(json.dumps({"text": text, "diagnostics": diags}))
+"""
+
+
+def read_bytecode_isolated(data: bytes, filename: str, *, portable: bool = False,
+                           allow_unregistered: bool = False, locations: bool = True,
+                           timeout: float = BYTECODE_TIMEOUT_S) -> str:
+    """MLIR bytecode -> MLIR text, read in a child process with a time limit.
+
+    Args:
+      data: the bytecode.
+      filename: the input's name, for diagnostics.
+      portable: try it as a StableHLO portable artifact (VHLO) first.
+      allow_unregistered: accept ops of unregistered dialects.
+      locations: keep the ops' locations in the text.
+      timeout: seconds before the reader is considered hung.
+    Returns:
+      The module as text.
+    Raises:
+      ParseFailure: the reader's diagnostics, or an error saying it crashed or hung.
+    """
+    import json
+    import signal
+    import subprocess
+
+    from symhlo.passes import ir_util
+
+    try:
+        p = subprocess.run([sys.executable, "-c", _BYTECODE_CHILD, ir_util.__file__,
+                            "1" if portable else "0", "1" if allow_unregistered else "0",
+                            "1" if locations else "0"],
+                           input=data, capture_output=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        raise ParseFailure([Diagnostic("error", f"the MLIR bytecode reader did not finish in "
+                                       f"{timeout:.0f} s; refusing this input (corrupt or crafted "
+                                       "bytecode?)", filename)]) from None
+    if p.returncode < 0:
+        try:
+            sig = signal.Signals(-p.returncode).name
+        except ValueError:
+            sig = f"signal {-p.returncode}"
+        raise ParseFailure([Diagnostic("error", f"the MLIR bytecode reader crashed on this input "
+                                       f"({sig}); refusing it (corrupt or crafted bytecode?)", filename)])
+    try:
+        out = json.loads(p.stdout)
+    except ValueError:
+        why = _one_line(p.stderr.decode(errors="replace")) or f"exit code {p.returncode}"
+        raise ParseFailure([Diagnostic("error", f"cannot read MLIR bytecode: {why}", filename)]) from None
+    if out["text"] is None:
+        diags = [diagnostic_at(loc, msg, sev, filename) for loc, msg, sev in out["diagnostics"]]
+        raise ParseFailure(diags or [Diagnostic("error", "unreadable MLIR bytecode", filename)])
+    return out["text"]
+
+
 class ParseFailure(Exception):
     def __init__(self, diagnostics: list[Diagnostic]):
         super().__init__("parse failure")
@@ -329,12 +416,15 @@ def parse_module(source: str | bytes, first_line: int, filename: str, ctx):
     """
     from torch_mlir import ir
 
-    if isinstance(source, str):
+    if isinstance(source, bytes):  # bytecode: read in a child process, continue with its text
+        source = read_bytecode_isolated(source, filename,
+                                        allow_unregistered=ctx.allow_unregistered_dialects)
+    else:
         # Pad with the lines before the chunk so the parser's line numbers are the file's.
         source = "\n" * (first_line - 1) + source
-        problems = check_source_limits(source, filename)
-        if problems:
-            raise ParseFailure(problems)
+    problems = check_source_limits(source, filename)
+    if problems:
+        raise ParseFailure(problems)
     with ctx:
         try:
             module = ir.Module.parse(source)

@@ -120,23 +120,37 @@ def worker(tool: str, cases_path: str, results_path: str) -> int:
 # Parent side.
 
 
-def _spawn(tool: str, cases: list[dict], timeout: float) -> tuple[list[dict], int | None, str]:
-    """Runs one worker; returns (result records incl. start markers, returncode or None on timeout, stderr)."""
+def _spawn(tool: str, cases: list[dict], per_case_s: float, startup_s: float,
+           env_extra: dict | None = None) -> tuple[list[dict], int | None, str]:
+    """Runs one worker; returns (records incl. start markers, returncode or None when a case
+    hung, the worker's own stderr). A case hangs when it runs longer than `per_case_s`."""
     with tempfile.TemporaryDirectory(prefix="symhlo-harness-") as d:
         cpath, rpath = os.path.join(d, "cases.json"), os.path.join(d, "results.jsonl")
+        epath = os.path.join(d, "stderr.txt")
         json.dump(cases, open(cpath, "w"))
-        env = dict(os.environ, PYTHONNOUSERSITE="1", PYTHONFAULTHANDLER="1")
+        env = dict(os.environ, PYTHONNOUSERSITE="1", PYTHONFAULTHANDLER="1", **(env_extra or {}))
         env.pop("SYMHLO_DEBUG", None)
-        proc = subprocess.Popen([PYTHON, os.path.abspath(__file__), "worker", tool, cpath, rpath],
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=d, env=env,
-                                start_new_session=True)
-        try:
-            _, perr = proc.communicate(timeout=timeout)
-            rc = proc.returncode
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            _, perr = proc.communicate()
-            rc = None
+        with open(epath, "wb") as err:
+            proc = subprocess.Popen([PYTHON, os.path.abspath(__file__), "worker", tool, cpath, rpath],
+                                    stdout=subprocess.DEVNULL, stderr=err, cwd=d, env=env,
+                                    start_new_session=True)
+            deadline = time.monotonic() + startup_s + per_case_s
+            seen = 0
+            rc: int | None = None
+            while True:
+                rc = proc.poll()
+                if rc is not None:
+                    break
+                size = os.path.getsize(rpath) if os.path.exists(rpath) else 0
+                if size != seen:  # progress: each case gets per_case_s from its start
+                    seen = size
+                    deadline = time.monotonic() + per_case_s
+                if time.monotonic() > deadline:
+                    os.killpg(proc.pid, signal.SIGKILL)
+                    proc.wait()
+                    rc = None
+                    break
+                time.sleep(0.05)
         recs = []
         if os.path.exists(rpath):
             for line in open(rpath):
@@ -144,13 +158,17 @@ def _spawn(tool: str, cases: list[dict], timeout: float) -> tuple[list[dict], in
                     recs.append(json.loads(line))
                 except json.JSONDecodeError:
                     break  # a torn last line: the worker died while writing it
-        return recs, rc, perr.decode(errors="replace")
+        return recs, rc, open(epath, "rb").read().decode(errors="replace")
 
 
-def run_batch(tool: str, cases: list[dict], per_case_s: float = 20.0, startup_s: float = 90.0,
-              confirm: bool = True) -> list[Outcome]:
+def run_batch(tool: str, cases: list[dict], per_case_s: float = 60.0, startup_s: float = 120.0,
+              confirm: bool = True, env: dict | None = None) -> list[Outcome]:
     """Runs `cases` ({"id", "argv"}) through `tool` ("opt" or "cli"), isolating crashes and hangs.
 
+    Args:
+      per_case_s: a case running longer is a hang (the worker is killed, the rest go on).
+      startup_s: extra time for the worker's imports.
+      env: extra environment variables for the worker.
     Returns:
       one Outcome per case, in order.
     """
@@ -158,7 +176,7 @@ def run_batch(tool: str, cases: list[dict], per_case_s: float = 20.0, startup_s:
     done: dict[str, Outcome] = {}
     todo = list(cases)
     while todo:
-        recs, rc, perr = _spawn(tool, todo, startup_s + per_case_s * len(todo))
+        recs, rc, perr = _spawn(tool, todo, per_case_s, startup_s, env)
         started = None
         for r in recs:
             if "start" in r:
@@ -176,7 +194,7 @@ def run_batch(tool: str, cases: list[dict], per_case_s: float = 20.0, startup_s:
         detail = f"worker {'timed out' if rc is None else f'exited with {rc}'}: {perr.strip()[-1500:]}"
         if confirm and len(todo) > 1:
             # Alone in a fresh worker: does the case crash by itself?
-            alone = run_batch(tool, [by_id[started]], per_case_s, startup_s, confirm=False)[0]
+            alone = run_batch(tool, [by_id[started]], per_case_s, startup_s, confirm=False, env=env)[0]
             if alone.kind not in ("crash", "hang"):
                 kind = "crash" if rc is not None else "hang"
                 detail = (f"state-dependent: {detail} (alone the case gives '{alone.kind}'; "
