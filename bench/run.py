@@ -38,6 +38,11 @@ from typing import Callable
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
+# OpenMP's default spin-waiting makes torch's 2-thread eager/inductor calls ~20x slower whenever
+# another process holds a core (measured here: 140 ms vs 6 ms); passive waiting keeps them sane on a
+# shared machine. Set before torch loads; an explicit OMP_WAIT_POLICY in the environment wins.
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+
 import torch  # noqa: E402
 
 import models  # noqa: E402
@@ -429,6 +434,8 @@ def write_report(results: list[ModelResult], depth: dict, args, columns: list[st
         f"- Date: {datetime.datetime.now().strftime('%Y-%m-%d %H:%M')}; run took {wall_s / 60:.1f} min.",
         f"- Machine: {machine_line()}.",
         f"- Load: {args.load_note}",
+        f"- Threads: torch {torch.get_num_threads()} (OMP_WAIT_POLICY={os.environ.get('OMP_WAIT_POLICY')}), "
+        "IREE local-task default (one worker per core).",
         f"- iree-compile flags (every IREE column): `{' '.join(iree_flags('cpu', None, args.iree_flags))}`",
         f"- Latency: median of {args.min_reps}-{args.max_reps} interleaved calls after {args.warmup} "
         "warm-up call(s), in ms, [min-max]; input copies in and out of IREE are included. "
