@@ -10,6 +10,7 @@ scripts too, so the entry points themselves are covered.
 from __future__ import annotations
 
 import io
+import json
 import os
 import random
 import re
@@ -111,6 +112,27 @@ def files(tmp_path_factory, saved_module):
             data = zin.read(info.filename)
             zout.writestr(info, b"999" if info.filename.endswith("archive_version") else data)
 
+    # A .pt2 whose example-inputs pickle runs a command: torch 2.13's loader retries it with
+    # weights_only=False. And one whose weights config asks for full unpickling of a weight.
+    class RunsCode:
+        def __reduce__(self):
+            return (os.system, (f"touch {d / 'PICKLE_RAN'}",))
+
+    buf = io.BytesIO()
+    torch.save((RunsCode(),), buf)
+    with zipfile.ZipFile(d / "good.pt2") as zin, \
+            zipfile.ZipFile(d / "evil_inputs.pt2", "w") as z1, zipfile.ZipFile(d / "evil_weight.pt2", "w") as z2:
+        for info in zin.infolist():
+            data = zin.read(info.filename)
+            z1.writestr(info, buf.getvalue() if "sample_inputs" in info.filename else data)
+            if info.filename.endswith("_constants_config.json"):
+                data = json.dumps({"config": {"c": {"path_name": "tensor_constant_0", "is_param": False,
+                                                    "use_pickle": True, "tensor_meta": None}}}).encode()
+                z2.writestr(info.filename.replace("_constants_config.json", "_constants_config.json"), data)
+                z2.writestr(info.filename.rsplit("/", 1)[0] + "/tensor_constant_0", buf.getvalue())
+                continue
+            z2.writestr(info, data)
+
     symhlo_path, vmfb_path = saved_module
     vmfb = vmfb_path.read_bytes()
     w("good.vmfb", vmfb)
@@ -183,6 +205,11 @@ CLI_CASES = [
     ("export-foreign-zip-pt2", ["export", "{d}/foreign.pt2"], r"foreign\.pt2: error: not a current torch\.export archive"),
     ("export-mlir-named-pt2", ["export", "{d}/text.pt2"], r"text\.pt2: error: not a torch\.export archive"),
     ("export-version-mismatch-pt2", ["export", "{d}/version.pt2"], r"version\.pt2: error: .*archive version 999"),
+    ("export-pickle-in-sample-inputs", ["export", "{d}/evil_inputs.pt2"],
+     r"evil_inputs\.pt2: error: 'data/sample_inputs/model\.pt' is a pickle that torch\.load\(weights_only=True\) refuses .*could run code"),
+    ("export-pickled-constant", ["export", "{d}/evil_weight.pt2"],
+     r"evil_weight\.pt2: error: 'data/constants/tensor_constant_0' is a pickle .*could run code"),
+    ("compile-pickle-in-sample-inputs", ["compile", "{d}/evil_inputs.pt2", "-o", "{d}/out.vmfb"], r"evil_inputs\.pt2: error: .*could run code"),
     ("export-missing-mlir", ["export", "{d}/missing.mlir"], r"missing\.mlir: error: no such file"),
     ("export-random-mlir", ["export", "{d}/random.mlir"], r"random\.mlir: error: not MLIR text or bytecode"),
     ("export-truncated-mlir", ["export", "{d}/truncated.mlir"], r"truncated\.mlir:2:\d+: error: "),
@@ -252,6 +279,7 @@ def test_symhlo_opt_malformed(opt_outcomes, cid, pattern):
 def test_symhlo_cli_malformed(cli_outcomes, files, cid, pattern):
     assert_polite_failure(cli_outcomes[cid], where=pattern)
     assert not (files / "EVAL_RAN").exists(), "a size expression from the file was executed"
+    assert not (files / "PICKLE_RAN").exists(), "a pickle from a .pt2 was executed"
 
 
 def test_good_inputs_still_work(files):
