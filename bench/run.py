@@ -261,7 +261,8 @@ def time_interleaved(fns: dict[str, Callable], x: torch.Tensor, ref: torch.Tenso
     if not fns:
         return
     per_round = sum(est.values()) or 1e-3
-    reps = int(min(args.max_reps, max(args.min_reps, args.cell_budget / per_round)))
+    floor = args.min_reps if per_round < 5.0 else min(args.min_reps, 3)  # keep slow cells affordable
+    reps = int(min(args.max_reps, max(floor, args.cell_budget / per_round)))
     cols = list(fns)
     for r in range(reps):
         order = cols[r % len(cols):] + cols[:r % len(cols)]
@@ -437,8 +438,9 @@ def write_report(results: list[ModelResult], depth: dict, args, columns: list[st
         f"- Threads: torch {torch.get_num_threads()} (OMP_WAIT_POLICY={os.environ.get('OMP_WAIT_POLICY')}), "
         "IREE local-task default (one worker per core).",
         f"- iree-compile flags (every IREE column): `{' '.join(iree_flags('cpu', None, args.iree_flags))}`",
-        f"- Latency: median of {args.min_reps}-{args.max_reps} interleaved calls after {args.warmup} "
-        "warm-up call(s), in ms, [min-max]; input copies in and out of IREE are included. "
+        f"- Latency: median of {args.min_reps}-{args.max_reps} interleaved calls (3 where one round of "
+        f"all columns takes over 5 s) after {args.warmup} warm-up call(s) (1 for calls over 1 s), in ms, "
+        "[min-max]; input copies in and out of IREE are included. "
         "`xR` = symhlo-dyn / column (> 1: the dynamic symhlo module is slower).",
         "",
         "## Summary",
@@ -457,11 +459,26 @@ def write_report(results: list[ModelResult], depth: dict, args, columns: list[st
         else:
             lines.append(f"| symhlo-dyn / {col} | {g:.2f} | {min(r):.2f} | {max(r):.2f} | {len(r)} | "
                          f"{targets.get(col, '')} |")
+    lines.append("")
+    others = [c for c in columns if c != BASE]
+    lines += ["Per model (geomean of symhlo-dyn / column over its sizes):", "",
+              "| model | " + " | ".join(others) + " |", "|---|" + "---|" * len(others)]
+    for res in results:
+        cells = []
+        for col in others:
+            g = geomean(ratios([res], col))
+            cells.append(f"{g:.2f}" if g else "-")
+        lines.append(f"| {res.spec.name} | " + " | ".join(cells) + " |")
     gpt = [r for r in results if r.spec.name.startswith("gpt2")]
     if gpt and gpt[0].compile:
+        lines += ["", "| compile | value | target |", "|---|---|---|"]
         t = gpt[0].compile
         lines.append(f"| our Python passes / compile ({gpt[0].spec.name}) | "
-                     f"{100 * t['ours'] / t['total']:.1f}% | | | | <= 10% |")
+                     f"{100 * t['ours'] / t['total']:.1f}% | <= 10% |")
+        for layers, t in sorted(depth.items()):
+            if "total" in t:
+                lines.append(f"| our Python passes / compile (gpt2-{layers}L) | "
+                             f"{100 * t['ours'] / t['total']:.1f}% | <= 10% |")
     lines.append("")
 
     for res in results:
@@ -583,7 +600,7 @@ def parse_args(argv=None):
     p.add_argument("--quick", action="store_true", help="tiny sizes and 1-2 layers (development)")
     p.add_argument("--layers", type=int, default=None, help="GPT-2 stack depth (default 4; quick 1)")
     p.add_argument("--depths", default=None, help="compile-time depths, e.g. 2,4,8 ('' to skip)")
-    p.add_argument("--models", default="gpt2,resnet18,mlp,block",
+    p.add_argument("--models", default="gpt2,resnet18,resnet18-batch,mlp,block",
                    help="comma list of gpt2, resnet18 (dynamic batch, H, W), resnet18-batch, mlp, block")
     p.add_argument("--columns", default=",".join(COLUMNS), help="comma list of " + ", ".join(COLUMNS))
     p.add_argument("--iree-flags", default="", help="extra iree-compile flags for every IREE column")
