@@ -7,7 +7,10 @@ code 0 or a polite `error:` diagnostic (exit code 1): no crash, abort, hang, tra
 error. All cases run in one worker process (harness.run_batch), which pins down a crashing case
 exactly and re-runs it alone.
 
-    SYMHLO_FUZZ_CASES=3000 SYMHLO_FUZZ_SEED=7 pytest test/hardening/test_fuzz_opt.py -s
+    SYMHLO_FUZZ_CASES=3000 SYMHLO_FUZZ_SEED=7 pytest test/hardening/test_fuzz_symhlo_opt.py -s
+
+The cases are a function of the seed and of the lit files present (sorted), so a run is reproducible
+for a given checkout; failing inputs are copied to a kept `symhlo-fuzz-failures-*` directory.
 
 The default budget (240 text cases) takes about 15 s on 2 cores. A second test mutates MLIR
 bytecode (CASES // 6 cases, ~1 s each: symhlo reads bytecode in a child process with a time limit,
