@@ -235,22 +235,22 @@ def record_symbolic_facts(func: ir.Operation) -> None:
     """
     ops = walk_ops(func)
     symbols: dict[str, tuple[int, int]] = {}
-    sym_name_of: dict[str, str] = {}  # printed SSA value -> symbol name
+    sym_name_of: dict[ir.Value, str] = {}  # symbolic_int result -> symbol name
     for op in ops:
         if op.name == "torch.symbolic_int":
             name = ir.StringAttr(op.attributes["symbol_name"]).value
             lo = ir.IntegerAttr(op.attributes["min_val"]).value
             hi = ir.IntegerAttr(op.attributes["max_val"]).value
             symbols[name] = (lo, hi)
-            sym_name_of[op.results[0].get_name()] = name
+            sym_name_of[op.results[0]] = name
     block = func.regions[0].blocks[0]
     args = list(block.arguments)
     arg_shapes: list[list[str] | None] = [None] * len(args)
-    value_shapes: dict[str, list[str]] = {}
+    value_shapes: dict[ir.Value, list[str]] = {}
     for op in ops:
         if op.name != "torch.bind_symbolic_shape":
             continue
-        names = [sym_name_of.get(v.get_name(), "?") for v in op.operands[1:]]
+        names = [sym_name_of.get(v, "?") for v in op.operands[1:]]
         amap = str(op.attributes["shape_expressions"])
         body = amap[amap.index("->") + 2:].strip()
         body = body[body.index("(") + 1: body.rindex(")")]
@@ -261,12 +261,12 @@ def record_symbolic_facts(func: ir.Operation) -> None:
                 if a == target:
                     arg_shapes[i] = exprs
         else:
-            value_shapes[target.get_name()] = exprs
+            value_shapes[target] = exprs
     result_shapes: list[list[str] | None] = []
     for op in block.operations:
         if op.operation.name == "func.return":
             for v in op.operation.operands:
-                result_shapes.append(value_shapes.get(v.get_name()))
+                result_shapes.append(value_shapes.get(v))
     str_arr = lambda xs: ir.ArrayAttr.get([ir.StringAttr.get(x) for x in xs])
     i64 = ir.IntegerType.get_signless(64)
     func.attributes["symhlo.symbols"] = ir.DictAttr.get({
