@@ -225,11 +225,19 @@ def _gpu_check(argv: list[str]) -> int:
     return gpu_check.main(argv)
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a usage error exits 1 like every other symhlo error (argparse's is 2)."""
+
+    def error(self, message: str):
+        self.print_usage(sys.stderr)
+        self.exit(1, f"{self.prog}: error: {message}\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
     from .runtime import TARGETS
 
-    p = argparse.ArgumentParser(prog="symhlo", description=__doc__.splitlines()[0])
-    sub = p.add_subparsers(dest="cmd", required=True)
+    p = _Parser(prog="symhlo", description=__doc__.splitlines()[0])
+    sub = p.add_subparsers(dest="cmd", required=True, parser_class=_Parser)
 
     e = sub.add_parser("export", help="MODEL.pt2 -> pure StableHLO (.mlir text or .mlirbc VHLO)")
     e.add_argument("model")
