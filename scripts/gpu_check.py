@@ -31,6 +31,8 @@ from torch.export import Dim
 # -- the models ---------------------------------------------------------------------------------
 
 
+from symhlo.demo import TransformerBlock  # the demo's block: pre-norm causal attention + GELU MLP
+
 class Seed(nn.Module):
     """The feature request's example: `emb.expand(x.shape[0] * 2, -1, -1)`, x's batch dynamic."""
 
@@ -53,33 +55,9 @@ class MLP(nn.Module):
         return torch.tanh(self.fc2(F.gelu(self.fc1(x))))
 
 
-class TransformerBlock(nn.Module):
-    """Pre-norm block: causal multi-head attention + GELU MLP on (batch, seq, d)."""
-
-    def __init__(self, d: int = 64, heads: int = 4):
-        super().__init__()
-        self.heads = heads
-        self.ln1 = nn.LayerNorm(d)
-        self.qkv = nn.Linear(d, 3 * d)
-        self.proj = nn.Linear(d, d)
-        self.ln2 = nn.LayerNorm(d)
-        self.mlp = nn.Sequential(nn.Linear(d, 4 * d), nn.GELU(), nn.Linear(4 * d, d))
-
-    def forward(self, x):
-        b, s, d = x.shape
-        q, k, v = self.qkv(self.ln1(x)).split(d, dim=-1)
-        q, k, v = (t.view(b, s, self.heads, d // self.heads).transpose(1, 2) for t in (q, k, v))
-        scores = (q @ k.transpose(-1, -2)) * (d // self.heads) ** -0.5
-        mask = torch.ones(s, s, dtype=torch.bool).tril()
-        scores = scores.masked_fill(~mask, float("-inf")).softmax(-1)
-        x = x + self.proj((scores @ v).transpose(1, 2).reshape(b, s, d))
-        return x + self.mlp(self.ln2(x))
-
-
 class ConvNet(nn.Module):
     """conv3x3 -> BN -> ReLU -> conv3x3/2 -> ReLU -> global mean -> linear, batch dynamic.
 
-    (No max pooling: IREE 3.13 rejects `stablehlo.reduce_window` on a `?` batch, see docs/targets.md.)
     """
 
     def __init__(self):
