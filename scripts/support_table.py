@@ -90,9 +90,11 @@ ROWS: tuple[Row, ...] = (
         ("test_gaps_cnn.py::test_group_norm",)),
     Row("op", "indexing",
         "embedding, gather, index_select, advanced indexing, scatter, index_put with a dynamic "
-        "number of indices, on weights and on operands with `?` dims",
+        "number of indices, on weights and on operands with `?` dims; gathers with batch, H and W "
+        "all `?` by index tensors of computed sizes broadcast against each other",
         ("test_transformer_ops.py::test_norms_embedding_gather_scatter",
-         "test_gaps_indexing.py::test_dynamic_indexing_on_dynamic_operands")),
+         "test_gaps_indexing.py::test_dynamic_indexing_on_dynamic_operands",
+         "test_gaps_gather.py::test_gather_with_batch_h_w_dynamic")),
     Row("op", "convolution",
         "conv1d / conv2d (stride, padding, dilation, groups, depthwise, transposed) with `?` batch "
         "and spatial dims",
@@ -142,9 +144,16 @@ ROWS: tuple[Row, ...] = (
         ("test_cnn_models.py::test_unet_derived_hw", "test_fuzz_shapes.py::test_fuzz_unet_sizes")),
     # --- checks ----------------------------------------------------------------------------------
     Row("check", "no silent specialization",
-        "exports at two example sizes give identical StableHLO; symbolic output axes are `?`",
+        "exports at two example sizes give identical StableHLO; symbolic output axes are `?`; "
+        "a decomposition that branches on a `?` size (torch's adaptive_avg_pool2d) is rejected, "
+        "not compiled for the example's sizes only",
         ("test_fuzz_shapes.py::test_specialization_check_catches_a_pinned_size",
-         "test_fuzz_shapes.py::test_specialization_check_needs_differing_examples")),
+         "test_fuzz_shapes.py::test_specialization_check_needs_differing_examples",
+         "test_gaps_gather.py::test_specializing_decomposition_is_rejected")),
+    Row("check", "export guards checked at call time",
+        "relations torch.export records only as guards (`n <= m` from `y[:x.shape[0]]`) raise "
+        "ShapeError when a call breaks them",
+        ("test_gaps_gather.py::test_export_guards_are_checked_at_call_time",)),
 )
 
 _KIND_TITLE = {"op": "op family", "model": "model", "data-dependent": "rejected",

@@ -66,9 +66,11 @@ def adaptive_avg_pool2d(x: torch.Tensor, output_size) -> torch.Tensor:
 
     out = P_h @ x @ P_w^T with P_h (oh, H), P_w (ow, W) built from arange(H), arange(W) and the
     window bounds torch uses (start = i*H // oh, end = ceil((i+1)*H / oh)). torch's own
-    decomposition (a 6-D gather of clamped window indices, masked and summed) compiled in IREE
-    3.13 but returned wrong values once batch, H and W were all dynamic. Static H/W and the 1x1
-    case (a mean) keep the default path.
+    decomposition branches in Python on the SymInt sizes: H % oh == 0 picks avg_pool2d with the
+    example's kernel, otherwise a gather whose window loop is unrolled to the example's longest
+    window. Those guards land only in ep._guards_code, so its graph is right at the example's
+    sizes only (IREE and symhlo's passes ran it faithfully; symhlo.importer now rejects such
+    graphs). Static H/W and the 1x1 case (a mean) keep the default path.
     """
     out = [int(o) for o in output_size] if None not in tuple(output_size) else None
     if x.dim() not in (3, 4) or out is None or out == [1, 1] \

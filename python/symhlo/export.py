@@ -192,6 +192,8 @@ def lower_exported_program(ep, *, names: dict[str, str] | None = None,
         try:
             with TORCH_LOCK:
                 module = import_exported_program(ep)
+        except SymhloError:
+            raise
         except Exception as e:
             raise CompileError(f"torch-mlir's FX importer failed: {type(e).__name__}: {e}") from e
     try:

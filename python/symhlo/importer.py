@@ -73,6 +73,145 @@ for _py, _prim in ((torch.sym_max, torch.ops.prim.max.int), (torch.sym_min, torc
         _fxi.SYMBOLIC_TORCH_OPS.add(_py)
 
 
+def _shape_env_snapshot(ep):
+    """(shape env, guard count, replacements, value ranges, export's guards) before decomposing."""
+    from torch.export.exported_program import _get_shape_env
+
+    env = _get_shape_env(ep.graph_module)
+    if env is None:
+        return None
+    # The env is the ExportedProgram's own and keeps the guards of an earlier decomposition of
+    # the same `ep` (a second symhlo.export / compile of it), which would then add none: check
+    # from the count symhlo first saw, not from the current one.
+    if not hasattr(env, "_symhlo_guards_before_decomposing"):
+        env._symhlo_guards_before_decomposing = (len(env.guards), dict(env.replacements))
+    n_guards, replacements = env._symhlo_guards_before_decomposing
+    # torch.export's own guards (`n <= m` for `y[:x.shape[0]]`) are re-added when decomposing
+    # retraces the graph: they are not the decomposition's doing.
+    exported = {g.expr.xreplace(replacements) for g in env.guards[:n_guards]}
+    # The Dim ranges as given (what symhlo's runtime accepts), not the shape env's: that one
+    # assumes every backed size is >= 2 (torch's 0/1 specialization), a call with 1 is allowed.
+    return env, n_guards, replacements, {**env.var_to_range, **ep.range_constraints}, exported
+
+
+def _counterexample(expr, ranges, limit: int = 4096) -> dict | None:
+    """Sizes within `ranges` at which the guard `expr` is false, or None if none were found.
+
+    Tries every symbol at its lower bound and the next 47 values, its upper bound and midpoint,
+    and powers of two up to the bound (2**31 - 1 when unbounded): all combinations when there
+    are at most `limit`, else `limit` seeded random ones. A guard that fails none of these is
+    taken as implied by the ranges.
+    """
+    import itertools
+    import random
+
+    import sympy
+
+    syms = sorted(expr.free_symbols, key=str)
+    candidates = []
+    for sym in syms:
+        vr = ranges.get(sym)
+        lo = int(vr.lower) if vr is not None and isinstance(vr.lower, sympy.Integer) else 0
+        hi = (int(vr.upper) if vr is not None and isinstance(vr.upper, sympy.Integer)
+              and int(vr.upper) < 2**31 else 2**31 - 1)
+        vals = set(range(lo, min(lo + 48, hi + 1))) | {hi, max(lo, hi - 1), (lo + hi) // 2}
+        vals |= {2**k + d for k in range(6, 31) for d in (-1, 0, 1) if lo <= 2**k + d <= hi}
+        candidates.append(sorted(vals))
+    total = 1
+    for c in candidates:
+        total *= len(c)
+    if total <= limit:
+        points = itertools.product(*candidates)
+    else:
+        rng = random.Random(0)
+        points = (tuple(rng.choice(c) for c in candidates) for _ in range(limit))
+    for point in points:
+        try:
+            value = expr.xreplace({s: sympy.Integer(v) for s, v in zip(syms, point)})
+        except (ArithmeticError, TypeError, ValueError):   # Mod(2, Mod(h, 2)) at an even h
+            continue
+        if value in (sympy.false, False):
+            return {str(s): v for s, v in zip(syms, point)}
+    return None
+
+
+def reject_decomposition_guards(ep, snapshot) -> None:
+    """Raises UnsupportedOpError if decomposing specialized a dynamic size to the example's.
+
+    A decomposition that branches in Python on a SymInt (`if h % oh == 0`, `for i in
+    range(h // oh + 1)`) adds a guard to the shape env. torch.export checked its own guards
+    against the Dim ranges, but `run_decompositions` does not: it records the new ones only in
+    `ep._guards_code`, which `ep.module()` asserts at call time and the FX importer drops. The
+    imported graph is then valid only where the guards hold and computes wrong values (or reads
+    clamped out-of-range gathers) everywhere else. torch's `_adaptive_avg_pool2d` decomposition
+    did this on `?` H/W (kernel sizes and an unrolled window loop fixed to the example's).
+    Allowed: guards torch.export itself recorded (re-added by the retrace), and guards the Dim
+    ranges imply (proved by bound_sympy, or no in-range counterexample found). The error names
+    each guard, the decomposition's source line and sizes at which it fails.
+    """
+    if snapshot is None:
+        return
+    from torch.utils._sympy.value_ranges import bound_sympy
+
+    env, n_guards, replacements, ranges, exported = snapshot
+    bad = []
+    for guard in env.guards[n_guards:]:
+        expr = guard.expr.xreplace(replacements)
+        if expr in exported:
+            continue
+        try:
+            implied = bound_sympy(expr, ranges)
+            if implied.lower == implied.upper and bool(implied.lower) is True:
+                continue
+        except Exception:
+            pass
+        # bound_sympy proves only what interval arithmetic shows; a guard it cannot prove (a
+        # float identity between derived dims, `0.5*(2*h) + 1.0 == h + 1`) is rejected only when
+        # some in-range sizes break it.
+        witness = _counterexample(expr, ranges)
+        if witness is not None:
+            bad.append((expr, guard.sloc, witness))
+    for sym, value in env.replacements.items():
+        if sym in ranges and replacements.get(sym) != value:
+            bad.append((f"{sym} == {value}", None, None))
+    if not bad:
+        return
+    names = {}
+    for node in ep.graph.nodes:
+        if node.op == "placeholder" and isinstance(node.meta.get("val"), torch.Tensor):
+            for axis, size in enumerate(node.meta["val"].shape):
+                if isinstance(size, torch.SymInt) and size.node.expr.is_Symbol:
+                    names.setdefault(str(size.node.expr), f"{node.name}.shape[{axis}]")
+
+    def where(sloc) -> str:
+        frame = getattr(sloc, "framework_loc", None)
+        if frame is None:
+            return ""
+        if hasattr(frame, "filename"):
+            return f" ({frame.filename.split('site-packages/')[-1]}:{frame.lineno} in {frame.name})"
+        return f" ({frame})"
+
+    import re
+
+    def rename(expr) -> str:
+        return re.sub(r"\b[su]\d+\b", lambda m: names.get(m.group(0), m.group(0)), str(expr))
+
+    def broken(witness) -> str:
+        if not witness:
+            return ""
+        return ", false at " + ", ".join(f"{rename(k)} = {v}" for k, v in witness.items())
+
+    lines = "; ".join(f"{rename(e)}{where(s)}{broken(w)}" for e, s, w in bad[:6])
+    more = f" and {len(bad) - 6} more" if len(bad) > 6 else ""
+    from .errors import UnsupportedOpError
+
+    raise UnsupportedOpError(
+        "a decomposition specialized dynamic sizes to the example's: the decomposed graph holds "
+        f"only where {lines}{more}, which the Dim ranges do not imply, so the compiled program "
+        "would compute wrong values at other sizes. Make those axes static, or give the op a "
+        "size-generic decomposition in symhlo.decompositions")
+
+
 def import_exported_program(ep: torch.export.ExportedProgram, *,
                             func_name: str = "main") -> ir.Module:
     """Imports `ep` (after core-ATen decompositions) as a torch-dialect module.
@@ -82,7 +221,9 @@ def import_exported_program(ep: torch.export.ExportedProgram, *,
     """
     from .decompositions import symhlo_decompositions
 
+    snapshot = _shape_env_snapshot(ep)
     ep = ep.run_decompositions({**get_decomposition_table(), **symhlo_decompositions()})
+    reject_decomposition_guards(ep, snapshot)
     ctx = new_context()
     importer = FxImporter(context=ctx)
     importer.import_frozen_program(ep, func_name=func_name,

@@ -2,9 +2,9 @@
 batch and H/W, one compiled module each.
 
 adaptive_avg_pool2d to sizes other than 1x1 goes through symhlo's matmul decomposition
-(symhlo.decompositions.adaptive_avg_pool2d): torch's gather-based one returned wrong values on
-IREE 3.13 once batch, H and W were all dynamic. Sizes include H/W not divisible by the output and
-H/W smaller than it (overlapping windows). group_norm goes through
+(symhlo.decompositions.adaptive_avg_pool2d): torch's specializes H/W to the example's (Python
+branches on the SymInt sizes; see test_gaps_gather.py). Sizes include H/W not divisible by the
+output and H/W smaller than it (overlapping windows). group_norm goes through
 symhlo.decompositions.native_group_norm (torch's uses as_strided with symbolic sizes).
 """
 
