@@ -476,7 +476,7 @@ def write_report(results: list[ModelResult], depth: dict, args, columns: list[st
         lines.append(f"| our Python passes / compile ({gpt[0].spec.name}) | "
                      f"{100 * t['ours'] / t['total']:.1f}% | <= 10% |")
         for layers, t in sorted(depth.items()):
-            if "total" in t:
+            if "total" in t and layers != args.layers:
                 lines.append(f"| our Python passes / compile (gpt2-{layers}L) | "
                              f"{100 * t['ours'] / t['total']:.1f}% | <= 10% |")
     lines.append("")
@@ -624,8 +624,10 @@ def parse_args(argv=None):
         args.min_reps, args.max_reps, args.warmup = 3, min(args.max_reps, 10), 1
     if args.load_note is None:
         load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
-        args.load_note = (f"1-minute load average {load:.1f} at the start on {os.cpu_count()} cores; "
-                          "interleaving spreads other load over all columns alike.")
+        args.load_note = (f"1-minute load average {load:.1f} at the start on {os.cpu_count()} cores"
+                          + ("; the machine was shared with other jobs: compare columns within a row "
+                             "(interleaving spreads the other load over them alike), not rows with each "
+                             "other." if load > 0.5 else "."))
     return args
 
 
