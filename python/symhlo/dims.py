@@ -7,6 +7,8 @@ spelling (Dim names) and checks a call's actual sizes before anything runs.
 
 from __future__ import annotations
 
+import re
+
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
@@ -87,12 +89,15 @@ class SymbolTable:
     """Symbols, their ranges, and the input specs that bind them; checks actual shapes."""
 
     def __init__(self, inputs: list[InputSpec], ranges: dict[str, tuple[int, int | None]],
-                 names: dict[str, str] | None = None):
+                 names: dict[str, str] | None = None, relations: Sequence[str] = ()):
         self.inputs = inputs
         self.ranges = ranges  # internal symbol name -> (min, max or None)
         self.names = dict(names or {})  # internal symbol name -> user's name
         for s in ranges:
             self.names.setdefault(s, s)
+        # Relations torch.export proved the program needs beyond ranges (`s0 <= s1`), as text.
+        self.relations = list(relations)
+        self._relation_checks = [parse_relation(r) for r in self.relations]
         self._plan = None
 
     def invalidate(self) -> None:
@@ -125,6 +130,7 @@ class SymbolTable:
                        for i in self.inputs],
             "ranges": {s: [lo, hi] for s, (lo, hi) in self.ranges.items()},
             "names": self.names,
+            "relations": self.relations,
         }
 
     @classmethod
@@ -133,7 +139,7 @@ class SymbolTable:
                             [s if isinstance(s, int) else parse_shape_expr(s) for s in i["shape"]])
                   for i in data["inputs"]]
         ranges = {s: (int(lo), None if hi is None else int(hi)) for s, (lo, hi) in data["ranges"].items()}
-        return cls(inputs, ranges, data.get("names"))
+        return cls(inputs, ranges, data.get("names"), [str(r) for r in data.get("relations", [])])
 
     def table(self) -> str:
         """The dims as a text table: symbol, min, max, binds, derived."""
@@ -260,7 +266,17 @@ class SymbolTable:
                 given = ", ".join(f"{self.names.get(s, s)} = {values[s]} from "
                                   f"{where[s][0]}: axis {where[s][1]}" for s in syms if s in values)
                 raise ShapeError(f"{name}: axis {axis} is {v}, but must be {text} = {want} ({given})")
+        for text, holds, syms in self._relation_checks:
+            if all(x in values for x in syms) and not holds(values):
+                given = ", ".join(f"{self.names.get(x, x)} = {values[x]} from {where[x][0]}: axis "
+                                  f"{where[x][1]}" for x in sorted(syms))
+                raise ShapeError(f"the shapes break '{self.render(text)}', which the exported "
+                                 f"program relies on ({given})")
         return values
+
+    def render(self, text: str) -> str:
+        """A relation or expression over internal symbols, in the user's names."""
+        return re.sub(r"\b[A-Za-z_]\w*\b", lambda m: self.names.get(m.group(0), m.group(0)), text)
 
     # -- combining ------------------------------------------------------------------------------
 
@@ -357,6 +373,85 @@ def parse_shape_expr(text: str) -> sympy.Expr:
         raise ValueError(f"size expression nested too deeply: {text[:80]!r}") from None
 
 
+def parse_relation(text: str):
+    """`s0 <= s1 and s2 % 2 == 0` -> (text, holds(values) -> bool, symbol names), without eval.
+
+    Only comparisons of size expressions (parse_shape_expr's grammar) joined by and / or / not.
+
+    Raises:
+      ValueError: anything else.
+    """
+    import ast
+    import operator
+
+    try:
+        tree = ast.parse(text.strip(), mode="eval")
+    except (SyntaxError, RecursionError, MemoryError, ValueError):
+        raise ValueError(f"not a size relation: {text[:80]!r}") from None
+    cmps = {ast.Lt: operator.lt, ast.LtE: operator.le, ast.Eq: operator.eq,
+            ast.NotEq: operator.ne, ast.Gt: operator.gt, ast.GtE: operator.ge}
+    syms: set[str] = set()
+
+    def expr(n: ast.AST):
+        e = parse_shape_expr(ast.get_source_segment(text.strip(), n) or "")
+        syms.update(str(x) for x in e.free_symbols)
+        return e
+
+    def build(n: ast.AST):
+        if isinstance(n, ast.BoolOp):
+            parts = [build(v) for v in n.values]
+            if isinstance(n.op, ast.And):
+                return lambda env: all(p(env) for p in parts)
+            return lambda env: any(p(env) for p in parts)
+        if isinstance(n, ast.UnaryOp) and isinstance(n.op, ast.Not):
+            inner = build(n.operand)
+            return lambda env: not inner(env)
+        if isinstance(n, ast.Compare) and all(type(o) in cmps for o in n.ops):
+            sides = [expr(n.left)] + [expr(c) for c in n.comparators]
+            ops = [cmps[type(o)] for o in n.ops]
+
+            def holds(env, sides=sides, ops=ops):
+                vals = [int(e.xreplace({x: env[str(x)] for x in e.free_symbols})) for e in sides]
+                return all(op(a, b) for op, a, b in zip(ops, vals, vals[1:]))
+            return holds
+        raise ValueError(f"not a size relation: {text[:80]!r} (unexpected {type(n).__name__})")
+
+    holds = build(tree.body)
+    return text, holds, frozenset(syms)
+
+
+def relations_from_guards(ep, inputs: list[InputSpec]) -> list[str]:
+    """torch.export's input guards (`L['x'].size()[0] <= L['y'].size()[0]`) over symbols.
+
+    Guards that read anything but sizes of tensor inputs are left out (and so never checked).
+    """
+    by_name = {i.name: i for i in inputs}
+    out = []
+    for guard in getattr(ep, "_guards_code", None) or []:
+        bad = False
+
+        def size(m):
+            nonlocal bad
+            spec = by_name.get(m.group(1))
+            axis = int(m.group(2))
+            if spec is None or axis >= len(spec.shape):
+                bad = True
+                return "0"
+            e = spec.shape[axis]
+            return str(e) if isinstance(e, (int, sympy.Symbol)) else f"({e})"
+
+        text = re.sub(r"L\['([^']+)'\]\.size\(\)\[(\d+)\]", size, guard)
+        if bad or "L[" in text:
+            continue
+        try:
+            _, _, syms = parse_relation(text)
+        except ValueError:
+            continue
+        if syms:
+            out.append(text)
+    return out
+
+
 def from_exported_program(ep, user_names: dict[str, str] | None = None) -> SymbolTable:
     """Builds the symbol table of `ep`'s user tensor inputs.
 
@@ -395,7 +490,7 @@ def from_exported_program(ep, user_names: dict[str, str] | None = None) -> Symbo
         ranges[str(sym)] = (lo, hi)
     used = {str(s) for i in inputs for e in i.shape if not isinstance(e, int) for s in e.free_symbols}
     ranges = {s: r for s, r in ranges.items() if s in used}
-    return SymbolTable(inputs, ranges, user_names)
+    return SymbolTable(inputs, ranges, user_names, relations_from_guards(ep, inputs))
 
 
 def user_names(ep, dynamic_shapes, args=(), kwargs=None) -> dict[str, str]:

@@ -91,16 +91,14 @@ class SliceByOtherInput(torch.nn.Module):
         return x.sum(1) + y[: x.shape[0]].mean(1)
 
 
-@pytest.mark.xfail(strict=True, reason="torch.export's own guards between dims (ep._guards_code: "
-                   "n <= m for y[:x.shape[0]]) are not checked at call time")
 def test_export_guards_are_checked_at_call_time():
-    """At n = 3 > m = 1 eager broadcasts y's one row; the compiled slice assumes n <= m (the
-    guard torch.export recorded) and returns other values. A ShapeError would also be right."""
+    """torch.export proves `n <= m` for y[:x.shape[0]] and records it only as a guard: the
+    compiled slice assumes it. A call breaking it raises ShapeError quoting it in the user's
+    names; calls keeping it match eager (n = m included)."""
     cm = symhlo.compile(SliceByOtherInput(), inputs=[symhlo.Input(shape=("n", 4), name="x"),
                                                      symhlo.Input(shape=("m", 4), name="y")])
-    x, y = randn(3, 4), randn(1, 4)
-    try:
-        got = cm(x, y)
-    except symhlo.ShapeError:
-        return
-    torch.testing.assert_close(got, SliceByOtherInput()(x, y))
+    with pytest.raises(symhlo.ShapeError, match=r"the shapes break 'n <= m'.*m = 1 from y: axis 0"):
+        cm(randn(3, 4), randn(1, 4))
+    for n, m in [(2, 2), (3, 7), (40, 41)]:
+        x, y = randn(n, 4), randn(m, 4)
+        torch.testing.assert_close(cm(x, y), SliceByOtherInput()(x, y))
