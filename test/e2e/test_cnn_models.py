@@ -11,7 +11,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 from torch.export import Dim
 
-from conftest import check_model, randn
+from e2e_harness import check_model, randn
 
 
 def _randomize_bn(model: nn.Module, seed: int) -> nn.Module:

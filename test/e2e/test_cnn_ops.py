@@ -13,7 +13,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 from torch.export import Dim
 
-from conftest import check_model, randn
+from e2e_harness import check_model, randn
 
 
 def _nchw(c: int, sizes=((1, 4, 4), (3, 17, 9), (2, 96, 130))):
@@ -160,7 +160,7 @@ def test_iree_input_lowers_dynamic_windows_to_linalg():
     import symhlo
     from symhlo.compiler import prepare_for_iree
 
-    from conftest import op_names
+    from e2e_harness import op_names
 
     model = Pool(lambda x: F.max_pool2d(F.conv2d(x, torch.ones(4, 3, 3, 3), padding=1), 2))
     prog = symhlo.export(model, (randn(2, 3, 12, 10),), dynamic_shapes=_dims_2d(4))

@@ -4,7 +4,7 @@ Two models are compiled once each (GPT-2-style decoder: dynamic batch and sequen
 CNN: dynamic batch and H/W as derived dims 4*h, 4*w). Hypothesis then draws many sizes per
 compiled module (sizes are cheap, compiles are not) and shrinks a failure to the smallest size
 that shows it. Before compiling, each model is also exported at a second example size and the two
-StableHLO texts must be identical (conftest.check_not_specialized): no size is pinned to the example.
+StableHLO texts must be identical (e2e_harness.check_not_specialized): no size is pinned to the example.
 
 Budget: SYMHLO_FUZZ_EXAMPLES draws per model (default 12), the same draws on every run
 (derandomized) unless SYMHLO_FUZZ_SEED=<int> picks others. The U-Net's draws are capped at
@@ -26,7 +26,7 @@ from hypothesis import HealthCheck, example, given, seed, settings, strategies a
 from torch.export import Dim
 
 import symhlo
-from conftest import (_REPORTS, Report, _flat, _shapes, check_not_specialized, check_pure,
+from e2e_harness import (_REPORTS, Report, _flat, _shapes, check_not_specialized, check_pure,
                       check_symbolic_outputs, randint, randn, seeded)
 from test_cnn_models import UNetSmall
 from test_transformer_models import GPT2

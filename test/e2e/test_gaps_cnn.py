@@ -15,7 +15,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 from torch.export import Dim
 
-from conftest import check_model, randn
+from e2e_harness import check_model, randn
 
 
 class AdaptiveAvg(nn.Module):

@@ -23,7 +23,7 @@ import torch.nn.functional as F
 from torch.export import Dim
 
 import symhlo
-from conftest import check_model, randn
+from e2e_harness import check_model, randn
 
 
 def _dims():

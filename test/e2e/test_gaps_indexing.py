@@ -12,7 +12,7 @@ import torch
 import torch.nn as nn
 from torch.export import Dim
 
-from conftest import check_model, randint, randn
+from e2e_harness import check_model, randint, randn
 
 
 class DynamicIndexing(nn.Module):

@@ -20,7 +20,7 @@ import torch.nn.functional as F
 from torch.export import Dim
 
 import symhlo
-from conftest import check_model, check_not_specialized, randn
+from e2e_harness import check_model, check_not_specialized, randn
 
 
 class ReflectPads(nn.Module):

@@ -13,7 +13,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 from torch.export import Dim
 
-from conftest import check_model, randint, seeded
+from e2e_harness import check_model, randint, seeded
 
 
 class CausalSelfAttention(nn.Module):

@@ -11,7 +11,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 from torch.export import Dim
 
-from conftest import check_model, randint, randn
+from e2e_harness import check_model, randint, randn
 
 B = lambda: Dim("b", min=2, max=64)
 S = lambda: Dim("s", min=2, max=2048)

@@ -7,7 +7,7 @@ import torch
 from torch.export import Dim
 
 import symhlo
-from conftest import randn
+from e2e_harness import randn
 
 
 class DataDependent(torch.nn.Module):

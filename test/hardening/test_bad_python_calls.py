@@ -18,7 +18,7 @@ import torch
 import symhlo
 from symhlo.dims import MAX_DIM_SIZE
 
-from conftest import TwoInputs, two_inputs_example
+from hardening_models import TwoInputs, two_inputs_example
 
 
 @pytest.fixture

@@ -21,7 +21,7 @@ import numpy as np
 import pytest
 import torch
 
-from conftest import TwoInputs, two_inputs_dynamic_shapes, two_inputs_example
+from hardening_models import TwoInputs, two_inputs_dynamic_shapes, two_inputs_example
 from harness import OPT_LAUNCHER, PYTHON, assert_polite_failure, run_batch, run_one
 
 STABLEHLO = """func.func @main(%arg0: tensor<?x3xf32>) -> tensor<?x3xf32> {

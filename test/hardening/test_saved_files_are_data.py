@@ -28,7 +28,7 @@ import symhlo
 from symhlo import compiler
 from symhlo.compiler import CompiledModule
 
-from conftest import TwoInputs, two_inputs_example
+from hardening_models import TwoInputs, two_inputs_example
 
 MAGIC = CompiledModule.MAGIC
 

@@ -13,7 +13,7 @@ import torch
 
 import symhlo
 
-from conftest import TwoInputs
+from hardening_models import TwoInputs
 
 THREADS = 8
 CALLS_PER_THREAD = 25
