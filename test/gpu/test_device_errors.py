@@ -86,12 +86,28 @@ def test_module_built_for_another_target(prog, vmfbs, built, asked):
 
 
 def test_saved_module_with_edited_target_is_refused(prog, vmfbs, tmp_path):
+    import json
+    import struct
+
+    from symhlo.compiler import _header_digest
+
     cm = CompiledModule(vmfbs["cuda"], prog.symbols, target="cuda", out_spec=prog.out_spec)
     path = tmp_path / "m.symhlo"
     cm.save(path)
-    data = path.read_bytes().replace(b'"target": "cuda"', b'"target": "rocm"', 1)  # same length
-    assert data != path.read_bytes()
-    path.write_bytes(data)
+    data = path.read_bytes()
+    # A header edited in place fails its own checksum...
+    path.write_bytes(data.replace(b'"target": "cuda"', b'"target": "rocm"', 1))
+    with pytest.raises(symhlo.SymhloError, match=r"header fails its sha256 check"):
+        symhlo.load(path)
+    # ...and a re-sealed one that claims another target is refused by what the vmfb holds.
+    magic = CompiledModule.MAGIC
+    (n,) = struct.unpack("<Q", data[len(magic):len(magic) + 8])
+    start = len(magic) + 8
+    header = json.loads(data[start:start + n])
+    header["target"] = "rocm"
+    header["header_sha256"] = _header_digest(header)
+    blob = json.dumps(header).encode()
+    path.write_bytes(magic + struct.pack("<Q", len(blob)) + blob + data[start + n:])
     with pytest.raises(symhlo.DeviceError, match=r"built for target 'cuda'.*target 'rocm'"):
         symhlo.load(path)
 
