@@ -417,7 +417,7 @@ def parse_module(source: str | bytes, first_line: int, filename: str, ctx):
     from torch_mlir import ir
 
     if isinstance(source, bytes):  # bytecode: read in a child process, continue with its text
-        source = read_bytecode_isolated(source, filename,
+        source = read_bytecode_isolated(source, filename, portable=True,
                                         allow_unregistered=ctx.allow_unregistered_dialects)
     else:
         # Pad with the lines before the chunk so the parser's line numbers are the file's.
