@@ -8,7 +8,6 @@ from typing import Iterable, Iterator, Sequence
 
 from torch_mlir import ir
 
-_STANDIN_DIALECTS = ("stablehlo", "chlo", "torch_c", "shape", "tensor", "arith", "func", "vhlo")
 _initialized = False
 
 
@@ -78,8 +77,6 @@ def create(name: str, results: Sequence[ir.Type], operands: Sequence[ir.Value],
                                attributes=attrs or {}, loc=loc, ip=ip)
 
 
-def i64_attr(v: int) -> ir.Attribute:
-    return ir.IntegerAttr.get(ir.IntegerType.get_signless(64), int(v))
 
 
 def defining_op(v: ir.Value) -> ir.Operation | None:
@@ -89,8 +86,6 @@ def defining_op(v: ir.Value) -> ir.Operation | None:
     return owner.operation if hasattr(owner, "operation") else owner
 
 
-def tensor_type(shape: Sequence[int], elt: ir.Type) -> ir.RankedTensorType:
-    return ir.RankedTensorType.get(list(shape), elt)
 
 
 def is_dynamic(d: int) -> bool:
@@ -109,7 +104,3 @@ def _unused(v: ir.Value) -> bool:
     for _ in v.uses:
         return False
     return True
-
-
-def op_location(op: ir.Operation) -> str:
-    return str(op.location)

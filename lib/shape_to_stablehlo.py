@@ -26,6 +26,7 @@ bridges die once every user is converted and canonicalization removes them.
 
 from __future__ import annotations
 
+import array
 from dataclasses import dataclass
 from typing import Callable
 
@@ -89,7 +90,7 @@ class _Rewriter:
 
     def const_vec(self, values: list[int]) -> ir.Value:
         attr = ir.DenseElementsAttr.get(
-            __import__("array").array("q", values), type=_i64(), shape=[len(values)]
+            array.array("q", values), type=_i64(), shape=[len(values)]
         ) if values else ir.Attribute.parse("dense<> : tensor<0xi64>")
         return self.op("stablehlo.constant", [_vec_t(len(values))], [], {"value": attr}).result
 

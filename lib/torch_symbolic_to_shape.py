@@ -34,9 +34,6 @@ from torch_mlir import ir
 from .ir_util import ensure_upstream_registered, create, defining_op, walk_ops, is_dynamic, remove_dead_ops
 from .registry import Pass, PassFailure
 
-INDEX = None  # set per context
-
-
 def _index() -> ir.Type:
     return ir.IndexType.get()
 
