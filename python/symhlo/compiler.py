@@ -24,7 +24,7 @@ from .dims import SymbolTable
 from .errors import CompileError, DeviceError, ShapeError, SymhloError
 from .export import StableHLOProgram, export as _export
 from .inputs import Profile, profile_groups
-from .runtime import TARGETS, Runtime, check_program, check_vmfb, target_flags
+from .runtime import TARGETS, Runtime, check_program, check_vmfb, target_flags, to_numpy, to_torch
 from .stages import Stage, StageTimer, bump as _bump, stats
 
 
@@ -53,6 +53,18 @@ def _iree_compile(iree_input: str, target: str, flags: list[str]) -> bytes:
     try:
         vmfb = ic.compile_str(iree_input, input_type="stablehlo", extra_args=flags)
     except ic.CompilerToolError as e:
+        import re
+
+        missing = sorted(set(re.findall(r"undefined symbol: (\w+)", str(e))))
+        if missing:
+            from .errors import UnsupportedOpError
+
+            raise UnsupportedOpError(
+                f"float64 {', '.join(missing)} (libm) is not available to IREE's {target} "
+                "executables, which symhlo builds without f64->f32 demotion so that float64 stays "
+                "float64. Compute those ops in float32, or opt into demotion (every f64 tensor "
+                "computed as f32) with options={'iree_flags': "
+                "['--iree-input-demote-f64-to-f32=true']}") from None
         raise CompileError(f"iree-compile failed for target '{target}':\n{_trim(str(e))}\n"
                            "Reproduce with: symhlo compile IN.mlir --target "
                            f"{target} -o OUT.vmfb") from None
@@ -73,6 +85,10 @@ def compile_to_vmfb(stablehlo_text: str, target: str = "cpu", target_arch: str |
     """
     timer = timer or StageTimer(False)
     flags = iree_flags(target, target_arch, extra_flags)
+    if not any(f.startswith("--iree-input-demote-f64-to-f32") for f in flags):
+        # IREE demotes f64 to f32 by default: float64 results would silently come back float32
+        # (and with f32 precision). Demotion is the user's choice, via this same flag.
+        flags.append("--iree-input-demote-f64-to-f32=false")
     check_program(stablehlo_text, target, target_arch)
     with timer.stage(Stage.IREE_INPUT):
         iree_input = prepare_for_iree(stablehlo_text)
@@ -149,8 +165,9 @@ class CompiledModule:
         self.times = times or {}
         self._local = threading.local()
         self._driver = TARGETS[target][1]
-        # IREE demotes f64 to f32 by default (--iree-input-demote-f64-to-f32): the module then
-        # takes and returns f32 where the model has f64. Cast at the boundary to keep torch's types.
+        # With f64->f32 demotion (IREE's default, which symhlo turns off unless the user's
+        # iree_flags ask for it) the module takes and returns f32 where the model has f64.
+        # Cast at the boundary to keep torch's types.
         self._in_casts = []
         for v in self.variants:
             declared = _declared_inputs(check_vmfb(v.vmfb, target)) or []
@@ -178,11 +195,22 @@ class CompiledModule:
         return rts
 
     def _flatten(self, args, kwargs) -> list[torch.Tensor]:
+        """The call's tensors in @main's order, bound as the model's forward binds them.
+
+        With the program's signature (symhlo.contract.Signature): keyword arguments bind by
+        name, and non-tensor arguments must equal the constants the program was exported with
+        (ShapeError naming the argument otherwise).
+        """
         import torch.utils._pytree as pytree
 
+        sig = self.symbols.signature
+        if sig is not None:
+            return sig.bind(args, kwargs)
         if not kwargs and all(type(a) is torch.Tensor for a in args):
             return list(args)  # the common case, without pytree's ~25 us
-
+        if kwargs:
+            raise ShapeError("this module has no recorded signature (StableHLO without symhlo's "
+                             "contract attributes): pass its tensors by position")
         flat, _ = pytree.tree_flatten((tuple(args), dict(kwargs)))
         return [x for x in flat if isinstance(x, torch.Tensor)]
 
@@ -239,12 +267,11 @@ class CompiledModule:
         casts = self._in_casts[k]
         if casts:
             tensors = [t.to(casts[i]) if i in casts else t for i, t in enumerate(tensors)]
-        # (np.ascontiguousarray would turn 0-d arrays into 1-d ones)
-        arrays = [t.detach().cpu().contiguous().numpy() for t in tensors]
-        outs = [torch.from_numpy(a) for a in self._runtimes()[k](arrays)]
+        arrays = [to_numpy(t) for t in tensors]
+        outs = [to_torch(a) for a in self._runtimes()[k](arrays)]
         want = self.variants[k].out_dtypes
-        if want and casts:
-            outs = [o.to(getattr(torch, d)) if d and str(o.dtype)[6:] != d else o
+        if want:  # an f64 output of a module built with (opted-in) f64->f32 demotion
+            outs = [o.to(torch.float64) if d == "float64" and o.dtype == torch.float32 else o
                     for o, d in zip(outs, want + [""] * (len(outs) - len(want)))]
         if self.out_spec is not None:
             import torch.utils._pytree as pytree

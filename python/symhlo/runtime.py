@@ -216,11 +216,38 @@ def _has_device(driver: str) -> bool:
         return False
 
 
+def _bfloat16() -> np.dtype:
+    import ml_dtypes  # iree-base-runtime's own dependency; numpy has no bfloat16
+
+    return np.dtype(ml_dtypes.bfloat16)
+
+
+def to_numpy(t) -> np.ndarray:
+    """A CPU torch tensor -> a numpy array sharing its memory (bfloat16 via ml_dtypes' type;
+    torch's `.numpy()` refuses bfloat16)."""
+    import torch
+
+    t = t.detach().cpu().contiguous()  # (np.ascontiguousarray would turn 0-d arrays into 1-d ones)
+    if t.dtype == torch.bfloat16:
+        return t.view(torch.int16).numpy().view(_bfloat16())
+    return t.numpy()
+
+
+def to_torch(a: np.ndarray):
+    """A numpy array from the runtime -> a torch tensor sharing its memory (bfloat16 included)."""
+    import torch
+
+    if a.dtype == _bfloat16():
+        return torch.from_numpy(a.view(np.int16)).view(torch.bfloat16)
+    return torch.from_numpy(a)
+
+
 def _element_type(dtype: np.dtype):
     import iree.runtime as rt
 
     T = rt.HalElementType
     table = {
+        _bfloat16(): T.BFLOAT_16,
         np.dtype(np.float32): T.FLOAT_32, np.dtype(np.float64): T.FLOAT_64,
         np.dtype(np.float16): T.FLOAT_16, np.dtype(np.int64): T.SINT_64,
         np.dtype(np.int32): T.SINT_32, np.dtype(np.int16): T.SINT_16, np.dtype(np.int8): T.SINT_8,
