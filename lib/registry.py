@@ -93,6 +93,8 @@ _PASSES: dict[str, str] = {
     "symhlo-lower-dynamic-windows-for-iree": "lower_dynamic_windows:LowerDynamicWindowsForIree",
     "symhlo-lower-dynamic-indexing-for-iree": "lower_dynamic_indexing:LowerDynamicIndexingForIree",
     "symhlo-fold-float-size-arithmetic": "fold_float_size_arithmetic:FoldFloatSizeArithmetic",
+    "symhlo-inline-private-calls": "inline_private_calls:InlinePrivateCalls",
+    "symhlo-lower-shape-assertions": "lower_shape_assertions:LowerShapeAssertions",
 }
 
 # name -> (summary, elements). Elements may name passes, upstream passes or other pipelines.
@@ -117,6 +119,11 @@ _PIPELINES: dict[str, tuple[str, list[str]]] = {
     "symhlo-torch-to-stablehlo-pipeline": (
         "Imported torch dialect -> pure StableHLO: the whole symhlo lowering.",
         ["symhlo-torch-to-torch-backend-pipeline", "symhlo-torch-backend-to-stablehlo-pipeline"],
+    ),
+    "symhlo-import-foreign-stablehlo-pipeline": (
+        "StableHLO from another exporter (jax.export, torch_xla) -> one entry function whose "
+        "shape assertions are call-time checks (symhlo.shape_assertions).",
+        ["symhlo-inline-private-calls", "symhlo-lower-shape-assertions"],
     ),
     "symhlo-stablehlo-to-iree-input-pipeline": (
         "Pure StableHLO -> the forms IREE 3.13 compiles (tensor reshapes, broadcast hints, "
@@ -309,6 +316,9 @@ def run_pipeline(module: ir.Module, text: str, *, print_ir_after_all: bool = Fal
             diags = [(str(d.location), d.message) for d in e.error_diagnostics]
             raise PipelineError(f"pass pipeline step '{step.text}' failed", diags,
                                 _repro(str(before), step.text) if repro else None) from None
+        except Exception as e:  # a bug in a pass: name the pass, keep the original as __cause__
+            raise PipelineError(f"pass '{step.text}' raised {type(e).__name__}: {e}", [],
+                                _repro(str(before), step.text) if repro else None) from e
         if before is not None:
             before.erase()
         if print_ir_after_all:

@@ -1,0 +1,95 @@
+"""symhlo-lower-shape-assertions: `custom_call @shape_assertion` -> call-time checks on `@main`.
+
+jax.export states its shape rules (every symbolic dim >= 1, dims that share a name are equal, `2*k`
+is even, ...) as side-effecting `stablehlo.custom_call @shape_assertion(%pred, %args...)` ops with
+an `error_message` whose `{0}`, `{1}`, ... are the `%args`. IREE drops them silently, so a call
+that breaks them would run anyway (and may read past a buffer). This pass reads each predicate
+and message argument back to the sizes of `@main`'s arguments and records them on `@main`, where
+symhlo's runtime checks them before every call (ShapeError with jax's message); the custom calls
+go:
+
+    func.func @main(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
+      %c1 = stablehlo.constant dense<1> : tensor<i32>
+      %b = stablehlo.get_dimension_size %x, dim = 0 : (tensor<?x4xf32>) -> tensor<i32>
+      %ok = stablehlo.compare GE, %b, %c1, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+      stablehlo.custom_call @shape_assertion(%ok, %b) {error_message = "b = {0} < 1", has_side_effect = true} : (tensor<i1>, tensor<i32>) -> ()
+      ...
+  ==>
+    func.func @main(%x: tensor<?x4xf32>) -> tensor<?x4xf32> attributes {symhlo.shape_assertions = [
+        {args = "[[\22dim\22, 0, 0]]", cond = "[\22ge\22, [\22dim\22, 0, 0], 1]", message = "b = {0} < 1"}]} {
+      ...                                                    (no custom_call)
+
+`cond` and `args` are JSON expressions over `["dim", argument, axis]` (lib/size_facts.py gives
+the grammar). A predicate that depends on anything but input sizes (tensor values), or an
+assertion outside the entry function (run symhlo-inline-private-calls first), fails the pass
+naming the op: a shape rule is never dropped.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+from torch_mlir import ir
+
+from .ir_util import walk_ops
+from .registry import Pass, PassFailure
+from .size_facts import ASSERTIONS_ATTR, SizeFacts, main_function
+
+
+def _has_opaque(e) -> bool:
+    return isinstance(e, list) and (e[0] == "opaque" or any(_has_opaque(a) for a in e[1:]))
+
+
+def _is_shape_assertion(op: ir.Operation) -> bool:
+    return (op.name == "stablehlo.custom_call"
+            and ir.StringAttr(op.attributes["call_target_name"]).value == "shape_assertion")
+
+
+@dataclass(frozen=True)
+class LowerShapeAssertions(Pass):
+    """Record `custom_call @shape_assertion` ops as call-time checks on @main and erase them."""
+
+    name = "symhlo-lower-shape-assertions"
+    summary = ("custom_call @shape_assertion -> symhlo.shape_assertions on @main (checked before "
+               "each call, with the assertion's message)")
+
+    def run(self, module: ir.Module) -> None:
+        with module.context, ir.Location.unknown():
+            ops = [op for op in walk_ops(module.operation) if _is_shape_assertion(op)]
+            if not ops:
+                return
+            main = main_function(module)
+            diags = []
+            facts = SizeFacts(main) if main is not None else None
+            records = []
+            for op in ops:
+                parent = op.parent
+                while parent is not None and parent.name != "func.func":
+                    parent = parent.parent
+                if main is None or parent is None or parent != main:
+                    diags.append((str(op.location), "shape assertion outside the entry function "
+                                  "(run symhlo-inline-private-calls first)"))
+                    continue
+                exprs = [facts.scalar(v) for v in op.operands]
+                if not exprs or any(e is None or _has_opaque(e) for e in exprs):
+                    diags.append((str(op.location), "shape assertion whose predicate or message "
+                                  "arguments do not follow from the input sizes"))
+                    continue
+                message = (ir.StringAttr(op.attributes["error_message"]).value
+                           if "error_message" in op.attributes else "shape assertion failed")
+                if exprs[0] == 1:
+                    continue  # holds for every call
+                records.append(ir.DictAttr.get({
+                    "cond": ir.StringAttr.get(json.dumps(exprs[0])),
+                    "args": ir.StringAttr.get(json.dumps(exprs[1:])),
+                    "message": ir.StringAttr.get(message)}))
+            if diags:
+                raise PassFailure(f"{len(diags)} shape assertion(s) cannot be checked at call time",
+                                  diags)
+            if ASSERTIONS_ATTR in main.attributes:
+                records = list(ir.ArrayAttr(main.attributes[ASSERTIONS_ATTR])) + records
+            if records:
+                main.attributes[ASSERTIONS_ATTR] = ir.ArrayAttr.get(records)
+            for op in ops:
+                op.erase()

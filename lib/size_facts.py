@@ -1,0 +1,433 @@
+"""Size facts of a StableHLO function read from its IR alone: what each `?` size is, as an expression.
+
+Used where a module does not carry symhlo's contract attributes (StableHLO from jax.export,
+torch_xla, a hand-written file): a rewrite that depends on two sizes being equal must prove it.
+
+Expressions are JSON-friendly trees over the function's argument sizes:
+
+    ["dim", k, axis]            size of argument k along `axis` (the leaves)
+    7                           an integer constant (booleans are 0 / 1)
+    ["add", a, b], ["sub", ...], ["mul", ...], ["div", ...] (truncating, as stablehlo.divide),
+    ["rem", ...] (sign of the dividend), ["max", ...], ["min", ...], ["neg", a], ["abs", a],
+    ["sign", a], ["and", a, b], ["or", ...], ["xor", ...], ["not", a] (booleans),
+    ["eq" | "ne" | "lt" | "le" | "gt" | "ge", a, b], ["select", c, a, b]
+    ["opaque", n, axis]         a size the analysis cannot express (equal only to itself)
+
+`evaluate` computes an expression from the argument shapes; python/symhlo/shape_assertions.py
+has the same semantics for call-time checks, without importing MLIR.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Sequence
+
+from torch_mlir import ir
+
+from .ir_util import defining_op, is_dynamic
+
+Expr = Any  # int | list
+
+# Elementwise ops: the result has the operands' shape, and StableHLO requires the operands'
+# shapes to be equal (a `?` never broadcasts in them).
+ELEMENTWISE = frozenset(f"stablehlo.{n}" for n in (
+    "abs add and atan2 cbrt ceil clamp compare convert cosine count_leading_zeros divide "
+    "exponential exponential_minus_one floor imag is_finite log log_plus_one logistic maximum "
+    "minimum multiply negate not or popcnt power real remainder round_nearest_afz "
+    "round_nearest_even rsqrt select shift_left shift_right_arithmetic shift_right_logical sign "
+    "sine sqrt subtract tan tanh xor bitcast_convert").split())
+
+_BINARY = {"stablehlo.add": "add", "stablehlo.subtract": "sub", "stablehlo.multiply": "mul",
+           "stablehlo.divide": "div", "stablehlo.remainder": "rem", "stablehlo.maximum": "max",
+           "stablehlo.minimum": "min", "stablehlo.and": "and", "stablehlo.or": "or",
+           "stablehlo.xor": "xor"}
+_UNARY = {"stablehlo.negate": "neg", "stablehlo.abs": "abs", "stablehlo.sign": "sign",
+          "stablehlo.not": "not"}
+_COMPARE = {"EQ": "eq", "NE": "ne", "LT": "lt", "LE": "le", "GT": "gt", "GE": "ge"}
+
+
+def _trunc_div(a: int, b: int) -> int:
+    q = abs(a) // abs(b)
+    return q if (a >= 0) == (b >= 0) else -q
+
+
+def _trunc_rem(a: int, b: int) -> int:
+    return a - b * _trunc_div(a, b)
+
+
+_FOLD = {
+    "add": lambda a, b: a + b, "sub": lambda a, b: a - b, "mul": lambda a, b: a * b,
+    "div": lambda a, b: _trunc_div(a, b) if b else None,
+    "rem": lambda a, b: _trunc_rem(a, b) if b else None,
+    "max": max, "min": min, "and": lambda a, b: a & b, "or": lambda a, b: a | b,
+    "xor": lambda a, b: a ^ b,
+    "eq": lambda a, b: int(a == b), "ne": lambda a, b: int(a != b), "lt": lambda a, b: int(a < b),
+    "le": lambda a, b: int(a <= b), "gt": lambda a, b: int(a > b), "ge": lambda a, b: int(a >= b),
+    "neg": lambda a: -a, "abs": abs, "sign": lambda a: (a > 0) - (a < 0), "not": lambda a: 1 - a,
+    "select": lambda c, a, b: a if c else b,
+}
+
+
+def make(op: str, *args: Expr) -> Expr:
+    """Builds `[op, *args]`, folding constants and a few identities."""
+    if all(isinstance(a, int) for a in args):
+        v = _FOLD[op](*args)
+        if v is not None:
+            return v
+    if op in ("add", "sub") and args[1] == 0:
+        return args[0]
+    if op == "add" and args[0] == 0:
+        return args[1]
+    if op == "mul" and 1 in args:
+        return args[1] if args[0] == 1 else args[0]
+    if op == "div" and args[1] == 1:
+        return args[0]
+    if op == "select" and isinstance(args[0], int):
+        return args[1] if args[0] else args[2]
+    if op in ("add", "mul", "max", "min", "eq", "ne", "and", "or") and _key(args[1]) < _key(args[0]):
+        args = (args[1], args[0])  # commutative: one spelling
+    return [op, *args]
+
+
+def _key(e: Expr) -> str:
+    return json.dumps(e)
+
+
+def evaluate(e: Expr, shapes: Sequence[Sequence[int]]) -> int:
+    """The value of `e` for argument shapes `shapes` (ValueError on an opaque leaf)."""
+    if isinstance(e, int):
+        return e
+    if e[0] == "dim":
+        return int(shapes[e[1]][e[2]])
+    if e[0] == "opaque":
+        raise ValueError("an opaque size has no value")
+    args = [evaluate(a, shapes) for a in e[1:]]
+    v = _FOLD[e[0]](*args)
+    if v is None:
+        raise ValueError(f"division by zero in {_key(e)}")
+    return v
+
+
+class SizeFacts:
+    """Sizes and integer scalars of one function's values, as expressions over its argument sizes.
+
+    Args:
+      func: the `func.func` whose block arguments are the leaves.
+    """
+
+    def __init__(self, func: ir.Operation):
+        self.func = func.operation
+        self.args = list(self.func.regions[0].blocks[0].arguments)
+        self._arg_index = {a: k for k, a in enumerate(self.args)}
+        self._scalar: dict[ir.Value, Expr | None] = {}
+        self._dims: dict[tuple[ir.Value, int], Expr] = {}
+        self._opaque: dict[ir.Value, int] = {}
+        self._parent: dict[str, str] = {}
+        self._exprs: dict[str, Expr] = {}
+
+    # -- equalities -------------------------------------------------------------------------------
+
+    def _find(self, k: str) -> str:
+        while self._parent.get(k, k) != k:
+            k = self._parent[k]
+        return k
+
+    def assume_equal(self, a: Expr, b: Expr) -> None:
+        """Records a == b (a fact the caller knows: a checked assertion, StableHLO's rules)."""
+        ka, kb = self._find(_key(a)), self._find(_key(b))
+        if ka != kb:
+            # An integer class representative wins, so a size known constant reads as one.
+            if isinstance(self._exprs.get(ka, a), int):
+                ka, kb = kb, ka
+            self._parent[ka] = kb
+            self._exprs.setdefault(kb, b)
+
+    def equal(self, a: Expr, b: Expr) -> bool:
+        """True when a == b is proven (same expression, or joined by recorded equalities)."""
+        if a is None or b is None:
+            return False
+        return self._find(_key(a)) == self._find(_key(b))
+
+    def known_value(self, a: Expr) -> int | None:
+        """The integer `a` is proven equal to, if any."""
+        if isinstance(a, int):
+            return a
+        root = self._find(_key(a))
+        v = self._exprs.get(root)
+        if isinstance(v, int):
+            return v
+        try:
+            return int(json.loads(root)) if root.lstrip("-").isdigit() else None
+        except ValueError:
+            return None
+
+    # -- sizes -------------------------------------------------------------------------------------
+
+    def dim(self, v: ir.Value, axis: int) -> Expr:
+        """The size of `v` along `axis`."""
+        t = ir.RankedTensorType(v.type)
+        if not is_dynamic(t.shape[axis]):
+            return int(t.shape[axis])
+        key = (v, axis)
+        if key not in self._dims:
+            self._dims[key] = self._opaque_dim(v, axis)  # cycle guard
+            self._dims[key] = self._compute_dim(v, axis)
+        return self._dims[key]
+
+    def _opaque_dim(self, v: ir.Value, axis: int) -> Expr:
+        n = self._opaque.setdefault(v, len(self._opaque))
+        return ["opaque", n, axis]
+
+    def _compute_dim(self, v: ir.Value, axis: int) -> Expr:
+        if v in self._arg_index:
+            return ["dim", self._arg_index[v], axis]
+        op = defining_op(v)
+        if op is None:
+            return self._opaque_dim(v, axis)
+        name, ops = op.name, list(op.operands)
+        dims_attr = lambda k: [int(x) for x in ir.DenseI64ArrayAttr(op.attributes[k])]  # noqa: E731
+        if name in ELEMENTWISE:
+            shaped = [o for o in ops if ir.RankedTensorType(o.type).rank == ir.RankedTensorType(v.type).rank]
+            exprs = [self.dim(o, axis) for o in shaped]
+            for e in exprs[1:]:
+                self.assume_equal(exprs[0], e)  # StableHLO: elementwise operands have equal shapes
+            return exprs[0] if exprs else self._opaque_dim(v, axis)
+        if name in ("stablehlo.dynamic_broadcast_in_dim", "stablehlo.dynamic_iota",
+                    "stablehlo.dynamic_reshape"):
+            vec = self.vector(ops[1] if name != "stablehlo.dynamic_iota" else ops[0])
+            return vec[axis] if vec is not None else self._opaque_dim(v, axis)
+        if name == "stablehlo.broadcast_in_dim":
+            bd = dims_attr("broadcast_dimensions")
+            if axis in bd:
+                return self.dim(ops[0], bd.index(axis))
+        if name == "stablehlo.transpose":
+            return self.dim(ops[0], dims_attr("permutation")[axis])
+        if name == "stablehlo.reduce":
+            n = len(op.results)
+            reduced = set(dims_attr("dimensions"))
+            kept = [d for d in range(ir.RankedTensorType(ops[0].type).rank) if d not in reduced]
+            exprs = [self.dim(ops[k], kept[axis]) for k in range(n)]
+            return exprs[0]
+        if name == "stablehlo.concatenate":
+            cat = ir.IntegerAttr(op.attributes["dimension"]).value
+            if axis != cat:
+                return self.dim(ops[0], axis)
+            total: Expr = 0
+            for o in ops:
+                total = make("add", total, self.dim(o, axis))
+            return total
+        if name == "stablehlo.real_dynamic_slice":
+            start, limit, stride = (self.vector(o) for o in ops[1:])
+            if None not in (start, limit, stride):
+                span = make("sub", limit[axis], start[axis])
+                if stride[axis] == 1:
+                    return span
+                # ceil(span / stride) for span >= 0
+                return make("div", make("add", span, make("sub", stride[axis], 1)), stride[axis])
+        if name == "stablehlo.dot_general":
+            text = str(op.attributes["dot_dimension_numbers"])
+            nums = {k: _ints(text, k) for k in ("lhs_batching_dimensions", "rhs_batching_dimensions",
+                                                 "lhs_contracting_dimensions",
+                                                 "rhs_contracting_dimensions")}
+            lhs_r, rhs_r = (ir.RankedTensorType(o.type).rank for o in ops[:2])
+            lb, rb = nums["lhs_batching_dimensions"], nums["rhs_batching_dimensions"]
+            for a, b in zip(lb, rb):
+                self.assume_equal(self.dim(ops[0], a), self.dim(ops[1], b))
+            for a, b in zip(nums["lhs_contracting_dimensions"], nums["rhs_contracting_dimensions"]):
+                self.assume_equal(self.dim(ops[0], a), self.dim(ops[1], b))
+            lf = [d for d in range(lhs_r) if d not in lb and d not in nums["lhs_contracting_dimensions"]]
+            rf = [d for d in range(rhs_r) if d not in rb and d not in nums["rhs_contracting_dimensions"]]
+            order = [(0, d) for d in lb] + [(0, d) for d in lf] + [(1, d) for d in rf]
+            src, d = order[axis]
+            return self.dim(ops[src], d)
+        if name == "stablehlo.pad":
+            lo, hi, interior = (dims_attr(k)[axis] for k in ("edge_padding_low", "edge_padding_high",
+                                                             "interior_padding"))
+            n = self.dim(ops[0], axis)
+            inner = make("mul", make("max", make("sub", n, 1), 0), interior)
+            return make("add", make("add", n, inner), lo + hi)
+        if name == "stablehlo.dynamic_pad":
+            lo, hi, interior = (self.vector(o) for o in ops[2:5])
+            if None not in (lo, hi, interior):
+                n = self.dim(ops[0], axis)
+                inner = make("mul", make("max", make("sub", n, 1), 0), interior[axis])
+                return make("add", make("add", n, inner), make("add", lo[axis], hi[axis]))
+        if name in ("tensor.cast", "stablehlo.optimization_barrier", "stablehlo.custom_call") \
+                and len(ops) == 1:
+            return self.dim(ops[0], axis)
+        return self._opaque_dim(v, axis)
+
+    # -- integer scalars and shape vectors -------------------------------------------------------
+
+    def scalar(self, v: ir.Value) -> Expr | None:
+        """The value of an integer (or boolean) 0-d or 1-element tensor, or None."""
+        if v not in self._scalar:
+            self._scalar[v] = None
+            self._scalar[v] = self._compute_scalar(v)
+        return self._scalar[v]
+
+    def _compute_scalar(self, v: ir.Value) -> Expr | None:
+        t = v.type
+        if not isinstance(t, ir.RankedTensorType):
+            return None
+        t = ir.RankedTensorType(t)
+        if not isinstance(t.element_type, ir.IntegerType) or any(s != 1 for s in t.shape):
+            return None
+        op = defining_op(v)
+        if op is None:
+            return None
+        name, ops = op.name, list(op.operands)
+        if name == "stablehlo.get_dimension_size":
+            return self.dim(ops[0], ir.IntegerAttr(op.attributes["dimension"]).value)
+        if name in ("stablehlo.constant", "arith.constant"):
+            attr = ir.DenseIntElementsAttr(op.attributes["value"])
+            width = ir.IntegerType(t.element_type).width
+            x = int(attr[0])
+            return x & 1 if width == 1 else x
+        if name in ("stablehlo.convert", "stablehlo.reshape", "stablehlo.broadcast_in_dim"):
+            src = ir.RankedTensorType(ops[0].type)
+            if not isinstance(src.element_type, ir.IntegerType):
+                return None
+            x = self.scalar(ops[0])
+            if x is not None and ir.IntegerType(t.element_type).width == 1 \
+                    and ir.IntegerType(src.element_type).width != 1:
+                x = make("ne", x, 0)
+            return x
+        if name == "stablehlo.slice":
+            vec = self.vector(ops[0])
+            start = [int(x) for x in ir.DenseI64ArrayAttr(op.attributes["start_indices"])]
+            return vec[start[0]] if vec is not None and len(start) == 1 else None
+        if name in _BINARY:
+            a, b = self.scalar(ops[0]), self.scalar(ops[1])
+            return None if a is None or b is None else make(_BINARY[name], a, b)
+        if name in _UNARY:
+            a = self.scalar(ops[0])
+            return None if a is None else make(_UNARY[name], a)
+        if name == "stablehlo.compare":
+            a, b = self.scalar(ops[0]), self.scalar(ops[1])
+            direction = str(op.attributes["comparison_direction"]).split()[-1].strip(">")
+            if a is None or b is None or direction not in _COMPARE:
+                return None
+            return make(_COMPARE[direction], a, b)
+        if name == "stablehlo.select":
+            c, a, b = (self.scalar(o) for o in ops)
+            return None if None in (c, a, b) else make("select", c, a, b)
+        if name == "stablehlo.clamp":
+            lo, x, hi = (self.scalar(o) for o in ops)
+            return None if None in (lo, x, hi) else make("min", make("max", x, lo), hi)
+        return None
+
+    def vector(self, v: ir.Value) -> list[Expr] | None:
+        """The elements of a rank-1 integer tensor (a shape operand), or None."""
+        t = ir.RankedTensorType(v.type)
+        if t.rank != 1 or is_dynamic(t.shape[0]) or not isinstance(t.element_type, ir.IntegerType):
+            return None
+        if t.shape[0] == 1:
+            x = self.scalar(v)
+            return None if x is None else [x]
+        op = defining_op(v)
+        if op is None:
+            return None
+        name, ops = op.name, list(op.operands)
+        if name in ("stablehlo.constant", "arith.constant"):
+            attr = ir.DenseIntElementsAttr(op.attributes["value"])
+            return [int(attr[0])] * t.shape[0] if attr.is_splat else [int(x) for x in attr]
+        if name == "stablehlo.concatenate":
+            out: list[Expr] = []
+            for o in ops:
+                part = self.vector(o)
+                if part is None:
+                    return None
+                out += part
+            return out
+        if name in ("stablehlo.convert", "stablehlo.reshape") and ir.RankedTensorType(ops[0].type).rank == 1:
+            return self.vector(ops[0])
+        if name in _BINARY:
+            a, b = self.vector(ops[0]), self.vector(ops[1])
+            if a is None or b is None:
+                return None
+            return [make(_BINARY[name], x, y) for x, y in zip(a, b)]
+        return None
+
+    def matrix(self, v: ir.Value) -> list[list[Expr]] | None:
+        """The rows of a rank-2 integer tensor (a padding operand, `Nx2`), or None."""
+        t = ir.RankedTensorType(v.type)
+        if t.rank != 2 or any(is_dynamic(s) for s in t.shape):
+            return None
+        op = defining_op(v)
+        if op is None:
+            return None
+        rows, cols = t.shape
+        if op.name in ("stablehlo.constant", "arith.constant"):
+            attr = ir.DenseIntElementsAttr(op.attributes["value"])
+            flat = [int(attr[0])] * (rows * cols) if attr.is_splat else [int(x) for x in attr]
+            return [flat[r * cols:(r + 1) * cols] for r in range(rows)]
+        if op.name == "stablehlo.reshape":
+            flat = self.vector(op.operands[0])
+            return None if flat is None else [flat[r * cols:(r + 1) * cols] for r in range(rows)]
+        if op.name == "stablehlo.concatenate" and ir.IntegerAttr(op.attributes["dimension"]).value == 0:
+            out = []
+            for o in op.operands:
+                part = self.matrix(o)
+                if part is None:
+                    return None
+                out += part
+            return out
+        if op.name == "stablehlo.convert":
+            return self.matrix(op.operands[0])
+        return None
+
+
+def _ints(text: str, key: str) -> list[int]:
+    import re
+
+    m = re.search(rf"\b{key} = \[([^\]]*)\]", text)
+    return [int(x) for x in m.group(1).split(",")] if m and m.group(1).strip() else []
+
+
+def main_function(module: ir.Module) -> ir.Operation | None:
+    """The module's `func.func @main` (or its only public function)."""
+    funcs = [op.operation for op in module.body.operations if op.operation.name == "func.func"]
+    for f in funcs:
+        if ir.StringAttr(f.attributes["sym_name"]).value == "main":
+            return f
+    public = [f for f in funcs if "sym_visibility" not in f.attributes
+              or ir.StringAttr(f.attributes["sym_visibility"]).value == "public"]
+    return public[0] if len(public) == 1 else None
+
+
+CONTRACT_ATTRS = ("symhlo.symbols", "symhlo.arg_shapes")
+
+
+def has_symhlo_contract(module: ir.Module) -> bool:
+    """True for modules symhlo exported from torch.export (they carry its contract attributes):
+    a `?` axis there never broadcasts, sizes that meet were proven equal, and the runtime checks
+    the inputs those proofs rest on. Other modules get only what their IR proves."""
+    f = main_function(module)
+    return f is not None and any(a in f.attributes for a in CONTRACT_ATTRS)
+
+
+ASSERTIONS_ATTR = "symhlo.shape_assertions"
+
+
+def recorded_assertions(func: ir.Operation) -> list[dict]:
+    """The call-time checks symhlo-lower-shape-assertions recorded on `func` (decoded)."""
+    if ASSERTIONS_ATTR not in func.attributes:
+        return []
+    out = []
+    for a in ir.ArrayAttr(func.attributes[ASSERTIONS_ATTR]):
+        d = ir.DictAttr(a)
+        out.append({"cond": json.loads(ir.StringAttr(d["cond"]).value),
+                    "args": json.loads(ir.StringAttr(d["args"]).value),
+                    "message": ir.StringAttr(d["message"]).value})
+    return out
+
+
+def facts_for(func: ir.Operation) -> SizeFacts:
+    """SizeFacts of `func`, with the equalities its recorded call-time checks guarantee."""
+    facts = SizeFacts(func)
+    for a in recorded_assertions(func):
+        cond = a["cond"]
+        if isinstance(cond, list) and cond[0] == "eq":
+            facts.assume_equal(cond[1], cond[2])
+    return facts
