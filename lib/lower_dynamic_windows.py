@@ -19,12 +19,16 @@ input with `tensor.dim` + `arith`:
     %0 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
            ins(%p, %k : tensor<?x3x?x?xf32>, tensor<4x3x3x3xf32>) outs(%f : tensor<?x4x?x?xf32>)
 
-Covered: 1-D and 2-D convolutions in torch's layout (`[b, f, 0(, 1)]` input and output; any
-kernel layout, transposed to `[o, i, 0(, 1)]`) with any stride, padding, dilation, lhs dilation (transposed convolution, as interior padding), and
-feature groups (2-D, via `linalg.conv_2d_ngchw_gfchw`); `reduce_window` whose body is one
-`maximum` or `add` over the trailing 1 or 2 axes (max pooling, and the sums behind avg pooling),
-with padding filled with the init value as StableHLO specifies. Any other form over a dynamic
-spatial dim is reported with its location instead of being handed to IREE to fail on.
+Covered: 1-D, 2-D and 3-D convolutions in torch's layout (`[b, f, 0, ..]` input and output; any
+kernel layout, transposed to `[o, i, 0, ..]`) with any stride, padding, dilation, lhs dilation
+(transposed convolution, as interior padding), and feature groups in 2-D (via
+`linalg.conv_2d_ngchw_gfchw`) and 1-D (the 2-D form over a unit height: wav2vec2's grouped
+positional conv, depthwise 1-D); `reduce_window` whose body is one `maximum` or `add` over the
+trailing 1, 2 or 3 axes (max pooling, and the sums behind avg pooling; 3-D via
+`linalg.pooling_ndhwc_*` between two transposes), with padding filled with the init value as
+StableHLO specifies. Any other form over a dynamic spatial dim (grouped 3-D convolution, a
+variadic reduce_window such as max pooling with indices) is reported with its location instead
+of being handed to IREE to fail on.
 """
 
 from __future__ import annotations
@@ -153,7 +157,7 @@ def conv_kernel_permutation(op: ir.Operation) -> list[int] | None:
 
 def convert_stablehlo_convolution(op: ir.Operation) -> bool:
     """stablehlo.convolution over `?` spatial dims -> stablehlo.pad + linalg.conv_{1d_ncw_fcw,
-    2d_nchw_fchw, 2d_ngchw_gfchw}. Returns False when no spatial dim is dynamic."""
+    2d_nchw_fchw, 3d_ncdhw_fcdhw, 2d_ngchw_gfchw}. Returns False when no spatial dim is dynamic."""
     lhs_t = ir.RankedTensorType(op.operands[0].type)
     nsp = lhs_t.rank - 2
     if not _dynamic_spatial(op, list(range(2, lhs_t.rank))):
@@ -172,8 +176,10 @@ def convert_stablehlo_convolution(op: ir.Operation) -> bool:
     if not ir.RankedTensorType(k.type).has_static_shape:
         raise UnsupportedWindow("a kernel with dynamic shape")
     result_t = ir.RankedTensorType(op.results[0].type)
-    if groups != 1 and nsp != 2:
-        raise UnsupportedWindow(f"feature_group_count = {groups} on a {nsp}-D convolution")
+    if nsp not in (1, 2, 3):
+        raise UnsupportedWindow(f"{nsp} spatial dims (only 1, 2 or 3)")
+    if groups != 1 and nsp == 3:
+        raise UnsupportedWindow(f"feature_group_count = {groups} on a 3-D convolution")
     strides = _i64s(op, "window_strides", nsp, 1)
     lhs_dil = _i64s(op, "lhs_dilation", nsp, 1)
     rhs_dil = _i64s(op, "rhs_dilation", nsp, 1)
@@ -195,10 +201,13 @@ def convert_stablehlo_convolution(op: ir.Operation) -> bool:
     with e.loc, e.ip:
         if groups == 1:
             out = e.filled(result_t, sizes, zero)
-            named = linalg.conv_1d_ncw_fcw if nsp == 1 else linalg.conv_2d_nchw_fchw
+            named = {1: linalg.conv_1d_ncw_fcw, 2: linalg.conv_2d_nchw_fchw,
+                     3: linalg.conv_3d_ncdhw_fcdhw}[nsp]
             new = named(padded, k, outs=[out], strides=strides, dilations=rhs_dil)
-        else:
+        elif nsp == 2:
             new = _grouped_conv_2d(e, padded, k, result_t, sizes, zero, groups, strides, rhs_dil)
+        else:
+            new = _grouped_conv_1d(e, padded, k, result_t, sizes, zero, groups, strides, rhs_dil)
     op.results[0].replace_all_uses_with(new)
     op.erase()
     return True
@@ -225,6 +234,26 @@ def _grouped_conv_2d(e: _Emitter, padded: ir.Value, k: ir.Value, result_t: ir.Ra
     return tensor.collapse_shape(result_t, conv, [[0], [1, 2], [3], [4]])
 
 
+def _grouped_conv_1d(e: _Emitter, padded: ir.Value, k: ir.Value, result_t: ir.RankedTensorType,
+                     sizes: list, zero: ir.Value, groups: int, strides, dilations) -> ir.Value:
+    """A grouped 1-D convolution as the 2-D one over a unit height (linalg has no grouped 1-D
+    named op): N x C x L -> N x C x 1 x L, kernel F x C/G x K -> F x C/G x 1 x K, and back."""
+    p_t, k_t = ir.RankedTensorType(padded.type), ir.RankedTensorType(k.type)
+    elt = result_t.element_type
+    n, c, length = p_t.shape
+    x4_t = ir.RankedTensorType.get([n, c, 1, length], elt)
+    dyn = [e.dim(padded, a) for a in (0, 2) if is_dynamic(p_t.shape[a])]
+    x4 = tensor.expand_shape(x4_t, padded, [[0], [1], [2, 3]], dyn, [n, c, 1, length])
+    f, c_per, kw = k_t.shape
+    k4 = e.create("stablehlo.reshape", [ir.RankedTensorType.get([f, c_per, 1, kw], elt)], [k])
+    r = result_t.shape
+    r4_t = ir.RankedTensorType.get([r[0], r[1], 1, r[2]], elt)
+    one = e.index_const(1)
+    conv = _grouped_conv_2d(e, x4, k4, r4_t, [sizes[0], None, one, sizes[2]], zero, groups,
+                            [1] + list(strides), [1] + list(dilations))
+    return tensor.collapse_shape(result_t, conv, [[0], [1], [2, 3]])
+
+
 # ---------------------------------------------------------------------------------------------
 # stablehlo.reduce_window
 
@@ -233,6 +262,8 @@ _POOLING = {
     ("stablehlo.maximum", 2): "pooling_nchw_max",
     ("stablehlo.add", 1): "pooling_ncw_sum",
     ("stablehlo.add", 2): "pooling_nchw_sum",
+    ("stablehlo.maximum", 3): "pooling_ndhwc_max",   # channels-last: transposed around it
+    ("stablehlo.add", 3): "pooling_ndhwc_sum",
 }
 
 
@@ -250,6 +281,13 @@ def reduce_window_body(op: ir.Operation) -> str | None:
     return body.name
 
 
+def _transpose(e: _Emitter, x: ir.Value, perm: list[int]) -> ir.Value:
+    t = ir.RankedTensorType(x.type)
+    out_t = ir.RankedTensorType.get([t.shape[p] for p in perm], t.element_type)
+    return e.create("stablehlo.transpose", [out_t], [x],
+                    {"permutation": ir.DenseI64ArrayAttr.get(perm)})
+
+
 def convert_stablehlo_reduce_window(op: ir.Operation) -> bool:
     """stablehlo.reduce_window (max/add over trailing spatial axes) with `?` windowed dims ->
     stablehlo.pad (with the init value) + linalg.pooling_{nchw,ncw}_{max,sum}. Returns False when
@@ -265,14 +303,14 @@ def convert_stablehlo_reduce_window(op: ir.Operation) -> bool:
     # Unlike convolution, IREE 3.13 rejects NCHW pooling over a `?` batch alone too: lower those
     # as well; other forms whose windowed axes are all static are left to IREE as before.
     if not _dynamic_spatial(op, windowed):
-        pooling_form = rank in (3, 4) and all(a >= 2 for a in windowed) and len(op.operands) == 2
+        pooling_form = rank in (3, 4, 5) and all(a >= 2 for a in windowed) and len(op.operands) == 2
         if not (pooling_form and _dynamic_spatial(op, list(range(rank)))):
             return False
     if len(op.operands) != 2:
         raise UnsupportedWindow("a variadic reduce_window")
-    if rank not in (3, 4) or any(a < 2 for a in windowed):
+    if rank not in (3, 4, 5) or any(a < 2 for a in windowed):
         raise UnsupportedWindow(f"windows over axes {windowed} of a rank-{rank} tensor "
-                                "(only the trailing spatial axes of NCW / NCHW)")
+                                "(only the trailing spatial axes of NCW / NCHW / NCDHW)")
     if any(d != 1 for d in base_dil):
         raise UnsupportedWindow("base_dilations != 1")
     body = reduce_window_body(op)
@@ -287,11 +325,20 @@ def convert_stablehlo_reduce_window(op: ir.Operation) -> bool:
     padded = e.pad(x, init_t, [0, 0] + low[2:], [0, 0] + high[2:], [0] * rank)
     sizes = [e.dim(x, 0), e.dim(x, 1)] + [
         e.window_out_size(padded, a, window[a], strides[a], win_dil[a]) for a in range(2, rank)]
+    if rank == 5:
+        # linalg has 3-D pooling only channels-last: NCDHW -> NDHWC -> pool -> NCDHW.
+        to_last, to_first = [0, 2, 3, 4, 1], [0, 4, 1, 2, 3]
+        padded = _transpose(e, padded, to_last)
+        result_t = ir.RankedTensorType.get([result_t.shape[p] for p in to_last],
+                                           result_t.element_type)
+        sizes = [sizes[p] for p in to_last]
     out = e.filled(result_t, sizes, init)
     with e.loc, e.ip:
         kernel = tensor.empty(window[2:], result_t.element_type)
         new = getattr(linalg, named)(padded, kernel, outs=[out], strides=strides[2:],
                                      dilations=win_dil[2:])
+    if rank == 5:
+        new = _transpose(e, new, to_first)
     op.results[0].replace_all_uses_with(new)
     op.erase()
     return True
