@@ -192,7 +192,7 @@ def cmd_run(a) -> int:
         from .compiler import load
 
         cm = load(a.module)
-        res = cm(*[torch.from_numpy(x) for x in arrays])
+        res = cm.call_tensors(*[torch.from_numpy(x) for x in arrays])  # --input per tensor input
         import torch.utils._pytree as pytree
 
         outs = [t.numpy() for t in pytree.tree_leaves(res)]

@@ -254,7 +254,11 @@ class CompiledModule:
         return self._select(self._flatten(args, kwargs))[0]
 
     def __call__(self, *args, **kwargs):
-        tensors = self._flatten(args, kwargs)
+        return self.call_tensors(*self._flatten(args, kwargs))
+
+    def call_tensors(self, *tensors):
+        """Runs on the program's tensor inputs alone, in @main's order (what `symhlo run` passes):
+        non-tensor arguments keep the values they were exported with."""
         k, _ = self._select(tensors)
         for spec, t in zip(self.variants[k].symbols.inputs, tensors):
             if t.layout != torch.strided:

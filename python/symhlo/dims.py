@@ -99,6 +99,10 @@ class SymbolTable:
         self.relations = list(relations)
         self._relation_checks = [parse_relation(r) for r in self.relations]
         self._plan = None
+        # How a call's (args, kwargs) bind to `inputs` (symhlo.contract.Signature), or None.
+        self.signature = None
+        # Exporter shape assertions checked after the rules above (symhlo.shape_assertions).
+        self.assertions: list[dict] = []
 
     def invalidate(self) -> None:
         """Call after editing inputs/ranges/names in place: the check plan is rebuilt."""
@@ -131,6 +135,8 @@ class SymbolTable:
             "ranges": {s: [lo, hi] for s, (lo, hi) in self.ranges.items()},
             "names": self.names,
             "relations": self.relations,
+            **({"signature": self.signature.to_json()} if self.signature is not None else {}),
+            **({"assertions": self.assertions} if self.assertions else {}),
         }
 
     @classmethod
@@ -139,7 +145,16 @@ class SymbolTable:
                             [s if isinstance(s, int) else parse_shape_expr(s) for s in i["shape"]])
                   for i in data["inputs"]]
         ranges = {s: (int(lo), None if hi is None else int(hi)) for s, (lo, hi) in data["ranges"].items()}
-        return cls(inputs, ranges, data.get("names"), [str(r) for r in data.get("relations", [])])
+        table = cls(inputs, ranges, data.get("names"), [str(r) for r in data.get("relations", [])])
+        if data.get("signature") is not None:
+            from .contract import Signature
+
+            table.signature = Signature.from_json(data["signature"])
+        if data.get("assertions"):
+            from .shape_assertions import from_json as assertions_from_json
+
+            table.assertions = assertions_from_json(data["assertions"], len(inputs))
+        return table
 
     def table(self) -> str:
         """The dims as a text table: symbol, min, max, binds, derived."""
@@ -272,6 +287,10 @@ class SymbolTable:
                                   f"{where[x][1]}" for x in sorted(syms))
                 raise ShapeError(f"the shapes break '{self.render(text)}', which the exported "
                                  f"program relies on ({given})")
+        if self.assertions:
+            from .shape_assertions import check as check_assertions
+
+            check_assertions(self.assertions, shapes)
         return values
 
     def render(self, text: str) -> str:
@@ -318,7 +337,9 @@ class SymbolTable:
                 names[sym_name] = sym_name
                 shape.append(sympy.Symbol(sym_name, integer=True, positive=True))
             inputs.append(InputSpec(spec.name, spec.dtype, shape))
-        return cls(inputs, ranges, names)
+        table = cls(inputs, ranges, names)
+        table.signature = first.signature
+        return table
 
 
 _SHAPE_FUNCS = {"Mod": sympy.Mod, "PythonMod": sympy.Mod, "floor": sympy.floor,

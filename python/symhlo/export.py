@@ -129,22 +129,18 @@ def export(model_or_ep, args: Sequence | None = None, *, kwargs: dict | None = N
         ep = model_or_ep
         # The Dims the program was exported with, when given again, name its symbols.
         names = user_names(ep, dynamic_shapes) if dynamic_shapes is not None else {}
-    else:
-        if inputs is not None:
-            from .inputs import inputs_to_export_spec
+        # inputs= narrows the program's ranges (and may name its inputs and dims).
+        return lower_exported_program(ep, names=names, timer=timer, narrow=inputs)
+    if inputs is not None:
+        from .inputs import inputs_to_export_spec
 
-            args, dynamic_shapes, names = inputs_to_export_spec(inputs)
-        if args is None:
-            raise SymhloError("export needs example args (or inputs=[symhlo.Input(...)])")
-        with timer.stage(Stage.EXPORT):
-            ep = _export_module(model_or_ep, args, kwargs, dynamic_shapes)
-        names = {**user_names(ep, dynamic_shapes, args, kwargs), **names}
-    prog = lower_exported_program(ep, names=names, timer=timer)
-    if inputs is not None and not isinstance(model_or_ep, torch.export.ExportedProgram):
-        from .inputs import apply_input_names
-
-        apply_input_names(prog.symbols, inputs)  # Input(name=...) names the input in messages
-    return prog
+        args, dynamic_shapes, names = inputs_to_export_spec(inputs)
+    if args is None:
+        raise SymhloError("export needs example args (or inputs=[symhlo.Input(...)])")
+    with timer.stage(Stage.EXPORT):
+        ep = _export_module(model_or_ep, args, kwargs, dynamic_shapes)
+    names = {**user_names(ep, dynamic_shapes, args, kwargs), **names}
+    return lower_exported_program(ep, names=names, timer=timer, input_names=inputs)
 
 
 def reject_data_dependent_ops(ep) -> None:
@@ -176,13 +172,86 @@ def reject_data_dependent_ops(ep) -> None:
             f"which symhlo cannot lower to StableHLO for IREE")
 
 
+def restore_export_assumptions(ep) -> None:
+    """Gives a deserialized program's shape env what torch.export's own had when it traced.
+
+    torch.export traces with every backed size >= 2 (its 0/1 specialization; the Dim range it
+    reports may still start at 0 or 1) and records its input guards (`y <= x` from
+    `y[:x.shape[0]]`) in the shape env. `torch.export.load` rebuilds the env from
+    `range_constraints` alone, so the retrace that decomposing does adds those guards anew
+    (`Ne(s77, 1)`, `s77 <= s17`) and symhlo would take them for a decomposition's
+    specialization. Here the env gets the >= 2 assumption for its sizes and the guards in
+    `ep._guards_code` (which torch.export.save keeps; symhlo checks them at call time), exactly
+    as a freshly exported program has them. Does nothing to a program traced in this process.
+    """
+    from torch.export.exported_program import _get_shape_env
+
+    try:
+        env = _get_shape_env(ep.graph_module)
+    except Exception:
+        return
+    if env is None or getattr(env, "var_to_sources", None) or hasattr(env, "_symhlo_guards_before_decomposing"):
+        return  # traced here (sources are set by tracing), or already seen by symhlo
+    import sympy
+    from torch.fx.experimental.symbolic_shapes import ShapeGuard
+    from torch.utils._sympy.value_ranges import ValueRanges
+
+    from .dims import parse_shape_expr
+
+    sizes = {s for s in ep.range_constraints if isinstance(s, sympy.Symbol)}
+    for s in sizes:
+        vr = env.var_to_range.get(s)
+        if vr is not None and isinstance(vr.lower, sympy.Integer) and int(vr.lower) < 2 \
+                and not (isinstance(vr.upper, sympy.Integer) and int(vr.upper) < 2):
+            env.var_to_range[s] = ValueRanges(sympy.Integer(2), vr.upper)
+    table = from_exported_program(ep)
+    by_name = {str(s): s for s in sizes}
+    ops = {"<=": sympy.Le, "<": sympy.Lt, ">=": sympy.Ge, ">": sympy.Gt, "==": sympy.Eq, "!=": sympy.Ne}
+    for text in table.relations:  # data from the file: parsed, never evaluated
+        m = re.fullmatch(r"(.+?)\s*(<=|>=|==|!=|<|>)\s*(.+)", text.strip())
+        try:
+            if not m:
+                continue
+            lhs, rhs = parse_shape_expr(m.group(1)), parse_shape_expr(m.group(3))
+            back = {x: by_name[str(x)] for x in lhs.free_symbols | rhs.free_symbols}
+            expr = ops[m.group(2)](lhs.xreplace(back), rhs.xreplace(back))
+            env.guards.append(ShapeGuard(expr, None, False))
+        except (ValueError, KeyError, TypeError):
+            continue
+
+
 def lower_exported_program(ep, *, names: dict[str, str] | None = None,
-                           timer: StageTimer | None = None) -> StableHLOProgram:
-    """ExportedProgram -> StableHLOProgram (import, torch backend, our passes)."""
+                           timer: StageTimer | None = None, input_names=None,
+                           narrow=None) -> StableHLOProgram:
+    """ExportedProgram -> StableHLOProgram (import, torch backend, our passes).
+
+    The call contract (symbols in the user's names, ranges, relations, the signature with
+    kwarg names and constant arguments) is written onto @main (symhlo.contract) and the
+    program's `symbols` are read back from there.
+
+    Args:
+      names: internal symbol -> the user's name (from dynamic_shapes or symhlo.Input).
+      input_names: the symhlo.Inputs the module was exported from (they name its inputs).
+      narrow: symhlo.Inputs whose ranges narrow an already exported program's.
+    """
+    from .contract import (drop_constant_args, main_func, read_contract, readable_names,
+                           signature_of, torch_debug_names, write_contract)
     from .importer import import_exported_program
 
     timer = timer or StageTimer(False)
-    symbols = from_exported_program(ep, names)
+    symbols = from_exported_program(ep)
+    given = {**torch_debug_names(ep, symbols), **(names or {})}
+    symbols = from_exported_program(ep, given)
+    if input_names is not None:
+        from .inputs import apply_input_names
+
+        apply_input_names(symbols, input_names)  # Input(name=...) names the input in messages
+    if narrow is not None:
+        from .inputs import narrow_to_inputs
+
+        narrow_to_inputs(symbols, narrow)
+    signature = signature_of(ep)
+    restore_export_assumptions(ep)
     non_tensor_outputs = [o for o in [n for n in ep.graph.nodes if n.op == "output"][0].args[0]
                           if not (hasattr(o, "meta") and isinstance(o.meta.get("val"), torch.Tensor))]
     if non_tensor_outputs:
@@ -196,77 +265,55 @@ def lower_exported_program(ep, *, names: dict[str, str] | None = None,
             raise
         except Exception as e:
             raise CompileError(f"torch-mlir's FX importer failed: {type(e).__name__}: {e}") from e
+        drop_constant_args(module, signature)
     try:
         with timer.stage(Stage.TORCH_BACKEND):
             run_pipeline(module, "symhlo-torch-to-torch-backend-pipeline")
         with timer.stage(Stage.STABLEHLO):
             run_pipeline(module, "symhlo-torch-backend-to-stablehlo-pipeline")
     except PipelineError as e:
-        raise _classify(e) from None
+        raise _classify(e) from e.__cause__
+    func = main_func(module)
+    write_contract(func, symbols, readable_names(symbols, symbols.names), signature)
+    contract = read_contract(func)
+    contract.signature = signature  # the same, with the live pytree spec
     text = str(module)
     _check_outputs(ep, text)
     bump("exports")
-    return StableHLOProgram(text=text, symbols=symbols, exported_program=ep, times=timer.times,
+    return StableHLOProgram(text=text, symbols=contract, exported_program=ep, times=timer.times,
                             in_spec=ep.call_spec.in_spec, out_spec=ep.call_spec.out_spec)
 
 
-_MLIR_TO_TORCH_DTYPE = {
-    "f32": "float32", "f64": "float64", "f16": "float16", "bf16": "bfloat16", "i64": "int64",
-    "i32": "int32", "i16": "int16", "i8": "int8", "ui8": "uint8", "i1": "bool",
-}
-
-
 def program_from_mlir(text: str) -> StableHLOProgram:
-    """A StableHLO module's text -> StableHLOProgram; dims come from its `symhlo.*` attributes.
+    """A StableHLO module's text -> StableHLOProgram; its contract comes from @main's `symhlo.*`
+    attributes (symhlo.contract).
 
     Without them (StableHLO from another exporter), every `?` axis is its own unbounded symbol.
     """
-    import sympy
     from torch_mlir import ir
     from symhlo.passes.ir_util import new_context
 
-    from .dims import InputSpec, parse_shape_expr
+    from .contract import main_func, read_contract
 
     ctx = new_context()
     module = ir.Module.parse(text, ctx)
-    func = next((op.operation for op in module.body.operations
-                 if op.operation.name == "func.func"
-                 and ir.StringAttr(op.operation.attributes["sym_name"]).value == "main"), None)
+    func = main_func(module)
     if func is None:
         raise CompileError("the module has no func.func @main")
-    ftype = ir.FunctionType(ir.TypeAttr(func.attributes["function_type"]).value)
-    attrs = {name: func.attributes[name] for name in ("symhlo.arg_shapes", "symhlo.symbols")
-             if name in func.attributes}
-    arg_shapes = ([[ir.StringAttr(s).value for s in ir.ArrayAttr(a)]
-                   for a in ir.ArrayAttr(attrs["symhlo.arg_shapes"])]
-                  if "symhlo.arg_shapes" in attrs else [])
-    ranges: dict[str, tuple[int, int | None]] = {}
-    if "symhlo.symbols" in attrs:
-        for named in ir.DictAttr(attrs["symhlo.symbols"]):
-            lo, hi = (ir.IntegerAttr(x).value for x in ir.ArrayAttr(named.attr))
-            ranges[named.name] = (lo, None if hi >= 2**62 else hi)
-    inputs = []
-    for k, t in enumerate(ftype.inputs):
-        if not isinstance(t, ir.RankedTensorType):
-            raise CompileError(f"@main argument {k} has type {t}; symhlo takes StableHLO whose "
-                               "arguments are ranked tensors (is this another dialect?)")
-        rt = ir.RankedTensorType(t)
-        exprs = arg_shapes[k] if k < len(arg_shapes) and arg_shapes[k] else None
-        shape = []
-        for axis, size in enumerate(rt.shape):
-            if not ir.ShapedType.is_dynamic_size(size):
-                shape.append(int(size))
-            elif exprs is not None:
-                try:  # the attribute is data from the file: parsed, never eval'd
-                    e = parse_shape_expr(str(exprs[axis] if axis < len(exprs) else "").replace(" mod ", " % "))
-                except ValueError as err:
-                    raise CompileError(f"@main: bad symhlo.arg_shapes entry for arg{k} axis {axis}: "
-                                       f"{err}") from None
-                shape.append(int(e) if e.is_number else e)
-            else:
-                sym = f"arg{k}_{axis}"
-                ranges.setdefault(sym, (0, None))
-                shape.append(sympy.Symbol(sym))
-        dtype = _MLIR_TO_TORCH_DTYPE.get(str(rt.element_type), str(rt.element_type))
-        inputs.append(InputSpec(f"arg{k}", dtype, shape))
-    return StableHLOProgram(text=text, symbols=SymbolTable(inputs, ranges))
+    from .shape_assertions import import_foreign, read_func_attribute
+
+    if import_foreign(module):  # another exporter's StableHLO: calls inlined, assertions -> checks
+        text, func = str(module), main_func(module)
+    symbols = read_contract(func)
+    symbols.assertions = read_func_attribute(func)
+    out_spec = None
+    if symbols.signature is not None and symbols.signature.out_spec:
+        from .compiler import _treespec_loads
+
+        try:
+            out_spec = _treespec_loads(symbols.signature.out_spec)
+        except Exception as e:
+            raise CompileError(f"@main: bad output spec in symhlo.signature: {e}") from None
+    return StableHLOProgram(text=text, symbols=symbols,
+                            in_spec=symbols.signature.spec() if symbols.signature else None,
+                            out_spec=out_spec)

@@ -154,11 +154,23 @@ def reject_decomposition_guards(ep, snapshot) -> None:
     from torch.utils._sympy.value_ranges import bound_sympy
 
     env, n_guards, replacements, ranges, exported = snapshot
+    # Retracing gives a non-tensor input torch.export specialized (`k: int` = 3) a fresh symbol
+    # and then guards it to the exported value (`Eq(s72, 3)`). That symbol is no input size: the
+    # value is a constant of the program, which the call-time binding checks (ShapeError).
+    sizes = {s for n in ep.graph.nodes if n.op == "placeholder"
+             for v in [n.meta.get("val")] if isinstance(v, (torch.Tensor, torch.SymInt))
+             for s in (v.shape if isinstance(v, torch.Tensor) else [v])
+             if isinstance(s, torch.SymInt) for s in s.node.expr.free_symbols}
+    sizes |= {s for s in ep.range_constraints if getattr(s, "is_Symbol", False)}
+    constants = {s: v for s, v in env.replacements.items()
+                 if s not in sizes and getattr(v, "is_number", False)}
     bad = []
     for guard in env.guards[n_guards:]:
-        expr = guard.expr.xreplace(replacements)
-        if expr in exported:
+        expr = guard.expr.xreplace(replacements).xreplace(constants)
+        if expr in exported or expr is True or getattr(expr, "is_Boolean", False) and bool(expr) is True:
             continue
+        if not expr.free_symbols <= sizes:
+            continue  # about a specialized non-tensor input only
         try:
             implied = bound_sympy(expr, ranges)
             if implied.lower == implied.upper and bool(implied.lower) is True:
@@ -172,7 +184,7 @@ def reject_decomposition_guards(ep, snapshot) -> None:
         if witness is not None:
             bad.append((expr, guard.sloc, witness))
     for sym, value in env.replacements.items():
-        if sym in ranges and replacements.get(sym) != value:
+        if sym in ranges and sym not in constants and replacements.get(sym) != value:
             bad.append((f"{sym} == {value}", None, None))
     if not bad:
         return
@@ -226,10 +238,43 @@ def import_exported_program(ep: torch.export.ExportedProgram, *,
     reject_decomposition_guards(ep, snapshot)
     ctx = new_context()
     importer = FxImporter(context=ctx)
-    importer.import_frozen_program(ep, func_name=func_name,
+    importer.import_frozen_program(_FrozenState(ep), func_name=func_name,
                                    import_symbolic_shape_expressions=True)
     _keep_user_outputs(importer.module, ep, func_name)
     return importer.module
+
+
+class _FrozenState:
+    """`ep` as torch-mlir's `import_frozen_program` reads it, with every lifted value findable.
+
+    The importer looks a buffer's value up in `ep.state_dict` only, but torch.export keeps a
+    non-persistent buffer (`register_buffer(..., persistent=False)`: transformers' rotary
+    `inv_freq`, BERT's `position_ids` and `token_type_ids`) in `ep.constants`, so every such
+    model failed with "Could not find state mapping for buffer". Here `state_dict` also holds
+    those buffers (from `ep.constants`, under the names the graph signature gives); everything
+    else is `ep`'s own. A buffer found in neither raises CompileError naming it.
+    """
+
+    def __init__(self, ep):
+        self._ep = ep
+        state = dict(ep.state_dict)
+        missing = []
+        for name in ep.graph_signature.inputs_to_buffers.values():
+            if name in state:
+                continue
+            if name in ep.constants:
+                state[name] = ep.constants[name]
+            else:
+                missing.append(name)
+        if missing:
+            from .errors import CompileError
+
+            raise CompileError(f"buffers with no value in the exported program's state_dict or "
+                               f"constants: {missing}")
+        self.state_dict = state
+
+    def __getattr__(self, name):
+        return getattr(self._ep, name)
 
 
 def _keep_user_outputs(module: ir.Module, ep: torch.export.ExportedProgram, func_name: str) -> None:

@@ -407,3 +407,71 @@ def apply_input_names(symbols, inputs: Sequence[Input]) -> None:
 def inp_example_like(ex: torch.Tensor, shape: list[int]) -> torch.Tensor:
     """A fresh example tensor of `ex`'s dtype with `shape`."""
     return _tensor(shape, ex.dtype)
+
+
+def narrow_to_inputs(symbols, inputs: Sequence[Input]) -> None:
+    """Narrows an exported program's SymbolTable to `inputs`' ranges, in place.
+
+    Each Input describes the tensor input at its position. A dynamic axis bound to a symbol
+    gets the intersection of the symbol's range and the Input's [min, max] at that axis (a
+    shared symbol: of every such range); an axis that is an expression of one symbol (`2*h`)
+    narrows that symbol to the values whose expression is in range. The Input's names rename
+    the inputs and symbols. The narrowed ranges are checked at call time and written into the
+    program's contract.
+
+    Raises:
+      ValueError: a count, rank or dtype differs, a static axis is outside the Input's range,
+        no size fits both ranges, or an Input profiles= (an ExportedProgram has one range).
+    """
+    import math
+
+    import sympy
+
+    from .dims import _linear
+
+    if len(inputs) != len(symbols.inputs):
+        raise ValueError(f"inputs= has {len(inputs)} Input(s) for an exported program with "
+                         f"{len(symbols.inputs)} tensor input(s) ({symbols.describe()})")
+    for k, (spec, inp) in enumerate(zip(symbols.inputs, inputs)):
+        where = f"inputs[{k}] ({spec.name})"
+        if inp.profiles and len(inp.profiles) > 1:
+            raise ValueError(f"{where}: profiles= needs an nn.Module (each profile is exported with "
+                             "its own ranges); an ExportedProgram has one range per axis")
+        if inp.rank != len(spec.shape):
+            raise ValueError(f"{where}: rank {inp.rank}, but the exported input has shape "
+                             f"{spec.shape_str(symbols.names)}")
+        if str(inp.dtype).replace("torch.", "") != spec.dtype:
+            raise ValueError(f"{where}: dtype {inp.dtype}, but the exported input is {spec.dtype}")
+        for axis, e in enumerate(spec.shape):
+            lo, hi = inp.min_shape[axis], inp.max_shape[axis]
+            if isinstance(e, int):
+                if e < lo or (hi is not None and e > hi):
+                    raise ValueError(f"{where}: axis {axis} is static ({e}) in the exported program, "
+                                     f"outside the Input's range {_fmt_range(lo, hi)}")
+                continue
+            syms = sorted(e.free_symbols, key=str)
+            if isinstance(e, sympy.Symbol):
+                s, slo, shi = str(e), lo, hi
+            else:
+                lin = _linear(e, syms[0]) if len(syms) == 1 else None
+                if lin is None or lin[0] <= 0:
+                    raise ValueError(f"{where}: axis {axis} is {symbols.render(str(e))} in the exported "
+                                     "program; inputs= narrows axes that are a symbol or a*symbol + b")
+                a, b = lin
+                s = str(syms[0])
+                slo = math.ceil((lo - b) / a)
+                shi = None if hi is None else (hi - b) // a
+            plo, phi = symbols.ranges.get(s, (0, None))
+            nlo = max(plo, slo)
+            nhi = phi if shi is None else (shi if phi is None else min(phi, shi))
+            if nhi is not None and nlo > nhi:
+                raise ValueError(f"{where}: axis {axis} ({symbols.render(str(e))}) is "
+                                 f"{_fmt_range(plo, phi)} for '{symbols.names.get(s, s)}' in the "
+                                 f"exported program; the Input's {_fmt_range(lo, hi)} leaves no size")
+            symbols.ranges[s] = (nlo, nhi)
+            name = inp.dim_names[axis]
+            if name is not None and isinstance(e, sympy.Symbol):
+                symbols.names[s] = name
+        if inp.name is not None:
+            spec.name = inp.name
+    symbols.invalidate()

@@ -62,8 +62,10 @@ def test_shape_errors_name_input_axis_value_rule(shared, shapes, dtype, pattern)
 
 
 def test_wrong_number_of_inputs(shared):
-    with pytest.raises(symhlo.ShapeError, match=r"expected 2 tensor input\(s\) \(x, y\), got 1"):
+    with pytest.raises(symhlo.ShapeError, match=r"^missing argument 'y' \(the program takes \(x, y\)\)$"):
         shared(torch.zeros(3, 4))
+    with pytest.raises(symhlo.ShapeError, match=r"expected 2 tensor input\(s\) \(x, y\), got 1"):
+        shared.call_tensors(torch.zeros(3, 4))
 
 
 @pytest.mark.parametrize("h", [2, 5, 32])

@@ -1,0 +1,265 @@
+"""The call contract travels with the program: kwargs bind by name, non-tensor arguments are
+checked constants, symbols carry the user's names (errors, prog.dims, @main's attributes),
+inputs= narrows an ExportedProgram, and a pass that crashes surfaces as a CompileError.
+
+Each model is compiled once (module-scope fixtures) and called at several sizes vs eager.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+import torch
+from torch.export import Dim
+
+import symhlo
+from symhlo import cli
+
+
+class TwoInputs(torch.nn.Module):
+    def forward(self, x, y):
+        return x * 2 + y.sum(0)
+
+
+class Slice(torch.nn.Module):
+    """y[:x.shape[0]]: torch.export records the guard x.shape[0] <= y.shape[0]."""
+
+    def forward(self, x, y):
+        return y[: x.shape[0]] * 2 + x
+
+
+class Derived(torch.nn.Module):
+    def forward(self, x, y):
+        return torch.cat([x, x]) + y
+
+
+class Scaled(torch.nn.Module):
+    def forward(self, x, k: int):
+        return x * k + k
+
+
+class Mixed(torch.nn.Module):
+    def forward(self, x, a: float, flag: bool, c=None, *, z):
+        out = x * a + z[0] - z[1]
+        return out if flag else -out
+
+
+def _attrs(text: str) -> str:
+    """@main's attribute dictionary, as text."""
+    m = re.search(r"func\.func @main\(.*?\)\s*->.*?attributes (\{.*?\})\s*\{\n", text, re.S)
+    assert m, "no attributes on @main"
+    return m.group(1)
+
+
+@pytest.fixture(scope="module")
+def two():
+    a, b = torch.randn(3, 4), torch.randn(5, 4)
+    return symhlo.compile(TwoInputs(), (a, b), dynamic_shapes=({0: Dim("m")}, {0: Dim("n")}))
+
+
+@pytest.fixture(scope="module")
+def two_kw():
+    a, b = torch.randn(3, 4), torch.randn(5, 4)
+    return symhlo.compile(TwoInputs(), (a,), kwargs={"y": b},
+                          dynamic_shapes={"x": {0: Dim("m")}, "y": {0: Dim("n")}})
+
+
+def test_kwargs_bind_by_name(two):
+    a, b = torch.randn(3, 4), torch.randn(6, 4)
+    want = TwoInputs()(a, b)
+    torch.testing.assert_close(two(y=b, x=a), want)
+    torch.testing.assert_close(two(a, y=b), want)
+    torch.testing.assert_close(two(a, b), want)
+
+
+def test_kwargs_exported_as_kwargs(two_kw):
+    a, b = torch.randn(7, 4), torch.randn(2, 4)
+    want = TwoInputs()(a, b)
+    torch.testing.assert_close(two_kw(a, y=b), want)
+    torch.testing.assert_close(two_kw(y=b, x=a), want)
+
+
+@pytest.mark.parametrize("call, pattern", [
+    (lambda m, a, b: m(a), r"^missing argument 'y' \(the program takes \(x, y\)\)$"),
+    (lambda m, a, b: m(a, b, z=a), r"^unexpected argument 'z'"),
+    (lambda m, a, b: m(a, b, a), r"^the program takes 2 positional argument\(s\) \(x, y\), got 3$"),
+    (lambda m, a, b: m(a, x=b), r"^missing argument 'y'"),
+    (lambda m, a, b: m(a, 3), r"^y: expected a tensor, got int"),
+])
+def test_bad_bindings_are_named(two, call, pattern):
+    a, b = torch.randn(3, 4), torch.randn(5, 4)
+    with pytest.raises(symhlo.ShapeError, match=pattern):
+        call(two, a, b)
+
+
+@pytest.fixture(scope="module")
+def scaled():
+    return symhlo.compile(Scaled(), (torch.randn(3, 4), 3), dynamic_shapes=({0: Dim("b")}, None))
+
+
+def test_int_argument_compiles_and_other_values_are_refused(scaled):
+    for n in (1, 5, 9):
+        x = torch.randn(n, 4)
+        torch.testing.assert_close(scaled(x, 3), Scaled()(x, 3))
+        torch.testing.assert_close(scaled(x, k=3), Scaled()(x, 3))
+    with pytest.raises(symhlo.ShapeError, match=r"^k: the program was exported with k = 3, got 4; "
+                       r"non-tensor arguments are compiled in as constants"):
+        scaled(torch.randn(2, 4), 4)
+    with pytest.raises(symhlo.ShapeError, match=r"^k: the program was exported with k = 3, got 3\.0"):
+        scaled(torch.randn(2, 4), 3.0)
+    assert "@main(%arg0: tensor<?x4xf32>) ->" in scaled.stablehlo  # k is not an argument
+
+
+def test_float_bool_none_and_nested_kwargs():
+    x = torch.randn(3, 4)
+    z = (torch.randn(4), torch.randn(4))
+    cm = symhlo.compile(Mixed(), (x, 0.5, True, None), kwargs={"z": z},
+                        dynamic_shapes={"x": {0: Dim("b")}, "a": None, "flag": None, "c": None,
+                                        "z": (None, None)})
+    for n in (2, 6):
+        x = torch.randn(n, 4)
+        torch.testing.assert_close(cm(x, 0.5, True, None, z=z), Mixed()(x, 0.5, True, None, z=z))
+        torch.testing.assert_close(cm(z=z, flag=True, a=0.5, x=x, c=None),
+                                   Mixed()(x, 0.5, True, None, z=z))
+    with pytest.raises(symhlo.ShapeError, match=r"^a: the program was exported with a = 0\.5, got 0\.7"):
+        cm(x, 0.7, True, None, z=z)
+    with pytest.raises(symhlo.ShapeError, match=r"^flag: the program was exported with flag = True, got False"):
+        cm(x, 0.5, False, None, z=z)
+    with pytest.raises(symhlo.ShapeError, match=r"^c: got a tensor, but the program was exported "
+                       r"with the constant c = None"):
+        cm(x, 0.5, True, x, z=z)
+    with pytest.raises(symhlo.ShapeError, match=r"nested differently"):
+        cm(x, 0.5, True, None, z=z[0])
+
+
+def test_dynamic_int_argument_is_refused_by_name():
+    with pytest.raises(symhlo.UnsupportedOpError, match=r"argument 'k' is a dynamic SymInt input"):
+        symhlo.export(Scaled(), (torch.randn(3, 4), 3), dynamic_shapes=({0: Dim("b")}, Dim.DYNAMIC))
+
+
+def test_save_load_keeps_binding_and_constants(scaled, two, tmp_path):
+    scaled.save(tmp_path / "s.symhlo")
+    two.save(tmp_path / "t.symhlo")
+    s2, t2 = symhlo.load(tmp_path / "s.symhlo"), symhlo.load(tmp_path / "t.symhlo")
+    x = torch.randn(4, 4)
+    torch.testing.assert_close(s2(x, k=3), Scaled()(x, 3))
+    with pytest.raises(symhlo.ShapeError, match=r"^k: the program was exported with k = 3, got 2"):
+        s2(x, 2)
+    a, b = torch.randn(3, 4), torch.randn(6, 4)
+    torch.testing.assert_close(t2(y=b, x=a), TwoInputs()(a, b))
+
+
+# -- the user's names -----------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def slice_ep():
+    x, y = torch.randn(3, 4), torch.randn(5, 4)
+    return torch.export.export(Slice(), (x, y), dynamic_shapes=({0: Dim("m")}, {0: Dim("n")}))
+
+
+def test_ep_errors_dims_and_attributes_use_dim_names(slice_ep):
+    prog = symhlo.export(slice_ep)  # no dynamic_shapes given: names come from the program
+    assert [d.name for d in prog.dims] == ["m", "n"]
+    attrs = _attrs(prog.text)
+    assert not re.search(r"\bs\d+\b", attrs), attrs
+    assert "symhlo.symbols = {m = [0, 9223372036854775807], n = [0, 9223372036854775807]}" in attrs
+    assert 'symhlo.relations = ["m <= n"]' in attrs
+    assert 'symhlo.arg_shapes = [["m", "4"], ["n", "4"]]' in attrs
+    cm = symhlo.compile(prog)
+    x, y = torch.randn(4, 4), torch.randn(6, 4)
+    torch.testing.assert_close(cm(x, y), Slice()(x, y))
+    with pytest.raises(symhlo.ShapeError, match=r"^the shapes break 'm <= n', which the exported "
+                       r"program relies on \(m = 7 from x: axis 0, n = 6 from y: axis 0\)$"):
+        cm(torch.randn(7, 4), y)
+
+
+def test_derived_dim_prints_as_expression_of_the_users_name():
+    h = Dim("h", max=32)
+    ep = torch.export.export(Derived(), (torch.randn(3, 4), torch.randn(6, 4)),
+                             dynamic_shapes=({0: h}, {0: 2 * h}))
+    prog = symhlo.export(ep)
+    assert 'symhlo.arg_shapes = [["h", "4"], ["2*h", "4"]]' in _attrs(prog.text)
+    assert repr(prog.dims) == "[Dim(h: [0, 32] at x[0], y[0] = 2*h)]"
+    with pytest.raises(symhlo.ShapeError, match=r"^y: axis 0 is 7, but must be 2\*h = 6 \(h = 3 from x: axis 0\)$"):
+        prog.symbols.check([(3, 4), (7, 4)])
+
+
+def test_deserialized_program_gets_readable_names(slice_ep, tmp_path):
+    torch.export.save(slice_ep, tmp_path / "s.pt2")
+    prog = symhlo.export(torch.export.load(tmp_path / "s.pt2"))
+    assert [d.name for d in prog.dims] == ["x_dim0", "y_dim0"]
+    assert 'symhlo.relations = ["x_dim0 <= y_dim0"]' in _attrs(prog.text)
+    with pytest.raises(symhlo.ShapeError, match=r"^the shapes break 'x_dim0 <= y_dim0'"):
+        prog.symbols.check([(7, 4), (6, 4)])
+
+
+def test_mlir_file_carries_the_whole_contract(scaled, slice_ep, tmp_path, capsys):
+    """export -> .mlir -> `symhlo compile IN.mlir` -> load: names, relations, signature survive."""
+    prog = symhlo.export(slice_ep)
+    prog.save(tmp_path / "s.mlir")
+    assert cli.main(["compile", str(tmp_path / "s.mlir"), "-o", str(tmp_path / "s.symhlo")]) == 0
+    cm = symhlo.load(tmp_path / "s.symhlo")
+    assert [d.name for d in cm.dims] == ["m", "n"]
+    x, y = torch.randn(2, 4), torch.randn(3, 4)
+    torch.testing.assert_close(cm(y=y, x=x), Slice()(x, y))
+    with pytest.raises(symhlo.ShapeError, match=r"^the shapes break 'm <= n'"):
+        cm(torch.randn(4, 4), y)
+    (tmp_path / "k.mlir").write_text(scaled.stablehlo)
+    assert cli.main(["compile", str(tmp_path / "k.mlir"), "-o", str(tmp_path / "k.symhlo")]) == 0
+    k = symhlo.load(tmp_path / "k.symhlo")
+    torch.testing.assert_close(k(x, 3), Scaled()(x, 3))
+    with pytest.raises(symhlo.ShapeError, match=r"^k: the program was exported with k = 3, got 5"):
+        k(x, 5)
+
+
+# -- inputs= narrows an ExportedProgram -------------------------------------------------------------
+
+def test_inputs_narrow_an_exported_program(tmp_path):
+    ep = torch.export.export(TwoInputs(), (torch.randn(3, 4), torch.randn(5, 4)),
+                             dynamic_shapes=({0: Dim("m")}, {0: Dim("n", max=100)}))
+    cm = symhlo.compile(ep, inputs=[
+        symhlo.Input(min_shape=(12, 4), opt_shape=(16, 4), max_shape=(18, 4)),
+        symhlo.Input(min_shape=(1, 4), opt_shape=(4, 4), max_shape=(500, 4), dims=("rows", None))])
+    assert "symhlo.symbols = {m = [12, 18], rows = [1, 100]}" in _attrs(cm.stablehlo)
+    for n in (12, 15, 18):
+        a, b = torch.randn(n, 4), torch.randn(100, 4)
+        torch.testing.assert_close(cm(a, b), TwoInputs()(a, b))
+    with pytest.raises(symhlo.ShapeError, match=r"^x: axis 0 is 19, above max 18 of 'm'$"):
+        cm(torch.randn(19, 4), torch.randn(3, 4))
+    with pytest.raises(symhlo.ShapeError, match=r"^x: axis 0 is 11, below min 12 of 'm'$"):
+        cm(torch.randn(11, 4), torch.randn(3, 4))
+    with pytest.raises(symhlo.ShapeError, match=r"^y: axis 0 is 101, above max 100 of 'rows'$"):
+        cm(torch.randn(12, 4), torch.randn(101, 4))
+    cm.save(tmp_path / "n.symhlo")
+    with pytest.raises(symhlo.ShapeError, match=r"^x: axis 0 is 19, above max 18 of 'm'$"):
+        symhlo.load(tmp_path / "n.symhlo")(torch.randn(19, 4), torch.randn(3, 4))
+
+
+def test_inputs_that_leave_no_size_are_refused():
+    ep = torch.export.export(TwoInputs(), (torch.randn(3, 4), torch.randn(5, 4)),
+                             dynamic_shapes=({0: Dim("m", max=10)}, None))
+    with pytest.raises(ValueError, match=r"^inputs\[0\] \(x\): axis 0 \(m\) is \[0, 10\] for 'm' in the "
+                       r"exported program; the Input's \[12, 18\] leaves no size$"):
+        symhlo.export(ep, inputs=[symhlo.Input(min_shape=(12, 4), max_shape=(18, 4)),
+                                  symhlo.Input(shape=(5, 4))])
+    with pytest.raises(ValueError, match=r"^inputs\[1\] \(y\): axis 0 is static \(5\) in the exported "
+                       r"program, outside the Input's range \[6, 6\]$"):
+        symhlo.export(ep, inputs=[symhlo.Input(min_shape=(2, 4), max_shape=(8, 4)),
+                                  symhlo.Input(shape=(6, 4))])
+
+
+# -- a pass that raises something else than a PipelineError ---------------------------------------
+
+def test_crashing_pass_becomes_compile_error_naming_pass_and_repro(monkeypatch):
+    from symhlo.passes.torch_symbolic_to_shape import TorchSymbolicToShape
+
+    def boom(self, module):
+        raise KeyError("an internal bug")
+
+    monkeypatch.setattr(TorchSymbolicToShape, "run", boom)
+    with pytest.raises(symhlo.CompileError, match=r"pass 'symhlo-torch-symbolic-to-shape' raised "
+                       r"KeyError: 'an internal bug'(.|\n)*Reproduce with:\n  symhlo-opt") as info:
+        symhlo.export(TwoInputs(), (torch.randn(3, 4), torch.randn(5, 4)),
+                      dynamic_shapes=({0: Dim("m")}, {0: Dim("n")}))
+    assert isinstance(info.value.__cause__, KeyError)
