@@ -4,7 +4,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test lit pytest bench venv clean
+.PHONY: demo test lit pytest bench opinfo venv clean
 
 $(STAMP): pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV) || python3 -m venv $(VENV)
@@ -24,6 +24,10 @@ pytest: $(STAMP)
 	$(PY) -m pytest -q
 
 test: lit pytest
+
+# The whole OpInfo database (about 640 ops, 2 isolated workers; long): test/opinfo/report.{md,json}
+opinfo: $(STAMP)
+	$(PY) test/opinfo/run.py --workers 2
 
 bench: $(STAMP)
 	$(PY) -m pip install -q -e ".[bench]"

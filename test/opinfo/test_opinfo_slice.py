@@ -1,0 +1,47 @@
+"""The fast slice of the OpInfo differential suite (see opinfo_harness.py and run.py).
+
+nn.functional.* plus the ops the model suites use, each in an isolated worker (2 workers), up
+to 2 samples per op: fails on any WRONG or CRASH, naming each op with its detail. `make opinfo`
+runs the whole database and writes test/opinfo/report.md.
+"""
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+import run as opinfo_run  # noqa: E402  (test/opinfo/run.py)
+
+# Ops that were silently wrong before (remainder's sign, tan's poles, float64 demoted to
+# float32): they must PASS outright, not merely not be WRONG.
+MUST_PASS = ("remainder", "__rmod__", "tan", "double", "float_power", "nn.functional.softmin.with_dtype",
+             "softmax.with_dtype", "log_softmax.with_dtype")
+
+
+@pytest.fixture(scope="module")
+def results():
+    import opinfo_harness as H
+
+    keys = opinfo_run.slice_ops(list(H.all_ops()))
+    keys += [k for k in MUST_PASS if k not in keys]
+    os.environ["OPINFO_MAX_SAMPLES"] = "2"  # inherited by the workers
+    try:
+        return opinfo_run.run(keys, workers=2, verbose=False)
+    finally:
+        del os.environ["OPINFO_MAX_SAMPLES"]
+
+
+def test_slice_has_no_wrong_or_crash(results):
+    assert len(results) > 150
+    bad = [f"{k}: {r['class']}: {r.get('detail', '')}" for k, r in results.items()
+           if r["class"] in ("WRONG", "CRASH")]
+    assert not bad, "\n".join(bad)
+
+
+def test_formerly_wrong_ops_pass(results):
+    got = {k: results[k]["class"] for k in MUST_PASS}
+    assert all(c == "PASS" for c in got.values()), got
