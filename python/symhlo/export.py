@@ -94,7 +94,22 @@ def _check_outputs(ep, text: str) -> None:
                                    f"static ({d}) in the StableHLO: a dynamic dim was specialized")
 
 
-def _classify(e: PipelineError) -> CompileError:
+def _unlowered_op(module) -> tuple[str, str] | None:
+    """(name, location) of the first torch op left in a module whose lowering failed, other than
+    constants: the op that kept its constant operands alive, which is what to name."""
+    from symhlo.passes.ir_util import walk_ops
+
+    for op in walk_ops(module.operation):
+        name = op.name
+        if op.name == "torch.operator":
+            name = str(op.attributes["name"]).strip('"')
+        if name.startswith("torch.") and not name.startswith(("torch.constant.", "torch_c.")) \
+                and name not in ("torch.prim.ListConstruct", "torch.vtensor.literal"):
+            return name, str(op.location)
+    return None
+
+
+def _classify(e: PipelineError, module=None) -> CompileError:
     text = str(e)
     m = re.search(r"failed to legalize operation '([^']+)'", text)
     if m:
@@ -103,6 +118,12 @@ def _classify(e: PipelineError) -> CompileError:
         if op == "torch.operator" and named:
             op = named.group(1)
         loc = e.diagnostics[0][0] if e.diagnostics else "unknown location"
+        # A leftover `torch.constant.int` (no location) only says that its user, some op
+        # convert-torch-to-stablehlo did not lower, is still there: name that op instead.
+        if op.startswith(("torch.constant.", "torch.prim.ListConstruct")) and module is not None:
+            found = _unlowered_op(module)
+            if found is not None:
+                op, loc = found
         return UnsupportedOpError(f"unsupported op '{op}' at {loc} (in pass step "
                                   f"'{text.splitlines()[0]}')\n{text}")
     return CompileError(text)
@@ -272,7 +293,7 @@ def lower_exported_program(ep, *, names: dict[str, str] | None = None,
         with timer.stage(Stage.STABLEHLO):
             run_pipeline(module, "symhlo-torch-backend-to-stablehlo-pipeline")
     except PipelineError as e:
-        raise _classify(e) from e.__cause__
+        raise _classify(e, module) from e.__cause__
     func = main_func(module)
     write_contract(func, symbols, readable_names(symbols, symbols.names), signature)
     contract = read_contract(func)
