@@ -190,7 +190,8 @@ def check_model(model: torch.nn.Module, args: Sequence[Any], dynamic_shapes, siz
       args, kwargs: torch.export's example inputs.
       dynamic_shapes: torch.export's spelling (Dim; keyed by argument name when kwargs are used).
       sizes: three or more calls (tuples of args, or Call(*args, **kwargs)); at least one must
-        differ from the example in every dynamic axis (it is also the specialization check's).
+        differ from the example in every dynamic axis, with sizes >= 2 there (the first such
+        call is also the specialization check's second example).
       name: the model's row label (report, README table); family: a grouping label.
       rtol, atol: assert_close tolerances.
       check_specialization: also export at that differing call and require the same StableHLO.
@@ -222,12 +223,13 @@ def check_model(model: torch.nn.Module, args: Sequence[Any], dynamic_shapes, siz
     ex = flat_tensors((example.args, example.kwargs))
 
     def differs_everywhere(c: Call) -> bool:
+        # (and >= 2 there: torch.export specializes an example size of 0 or 1)
         fl = flat_tensors((c.args, c.kwargs))
-        return all(fl[i].shape[a] != ex[i].shape[a] for i, a in axes)
+        return all(fl[i].shape[a] != ex[i].shape[a] and fl[i].shape[a] >= 2 for i, a in axes)
 
     other = next((c for c in calls if differs_everywhere(c)), None)
     assert other is not None, ("no call in `sizes` differs from the example in every dynamic axis "
-                               f"{axes}: a size pinned to the example could pass")
+                               f"{axes} (with sizes >= 2): a size pinned to the example could pass")
     if check_specialization:
         t0 = time.perf_counter()
         prog_b = symhlo.export(model, other.args, kwargs=other.kwargs or None,
