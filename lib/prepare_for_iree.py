@@ -12,19 +12,39 @@ runs only on the copy handed to iree-compile:
     %b = stablehlo.dynamic_broadcast_in_dim %y, %t, dims = [0, 1],
            known_expanding_dimensions = [1], known_nonexpanding_dimensions = [0] : ...
 
-The expansion hints follow torch's contract: a `?` operand axis maps to an equal-sized result axis
-(torch.export proved it), a static 1 under a larger or dynamic result axis expands.
+In a function symhlo exported (it carries `symhlo.symbols` / `symhlo.arg_shapes`), the hints
+follow torch's contract: a `?` operand axis maps to an equal-sized result axis (torch.export proved
+it), a static 1 under a larger or dynamic result axis expands.
+
+StableHLO from other exporters (jax.export, torch_xla, hand-written) has no such contract: a `?`
+operand axis may be 1 at run time and expand. There a `?` axis is marked non-expanding only where
+the IR proves its size equal to the result's (lib/size_facts.py: the same `get_dimension_size`
+arithmetic, operands of one elementwise op, equalities the recorded shape assertions check), and
+a broadcast that only inserts unit axes becomes a `tensor.expand_shape` (IREE's canonicalizer
+would merge it into the next broadcast and lose that broadcast's hints):
+
+    %e = stablehlo.dynamic_broadcast_in_dim %m, %s1, dims = [0] : (tensor<?xf32>, tensor<2xi32>) -> tensor<?x1xf32>
+    %b = stablehlo.dynamic_broadcast_in_dim %e, %s2, dims = [0, 1] : (tensor<?x1xf32>, tensor<2xi32>) -> tensor<?x?xf32>
+  ==>  (when %s1[0] and %s2[0] are provably the size of %m)
+    %e = tensor.expand_shape %m [[0, 1]] output_shape [%d, 1] : tensor<?xf32> into tensor<?x1xf32>
+    %b = stablehlo.dynamic_broadcast_in_dim %e, %s2, dims = [0, 1], known_expanding_dimensions = [1],
+           known_nonexpanding_dimensions = [0] : ...
+
+A `?` axis whose size the IR does not prove is refused, naming the op: IREE would otherwise
+assume it does not expand and compute wrong numbers when it is 1.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from torch_mlir import ir
 
 from .ir_util import create, walk_ops, is_dynamic
-from .registry import Pass
+from .registry import Pass, PassFailure
 from .simplify_broadcasts import is_identity_broadcast
+from .size_facts import CONTRACT_ATTRS, SizeFacts, facts_for
 
 
 def convert_stablehlo_dynamic_reshape(op: ir.Operation) -> None:
@@ -93,12 +113,306 @@ class PrepareForIree(Pass):
 
     def run(self, module: ir.Module) -> None:
         with module.context, ir.Location.unknown():
+            funcs = [op.operation for op in module.body.operations
+                     if op.operation.name == "func.func"]
+            foreign = {f for f in funcs if not any(a in f.attributes for a in CONTRACT_ATTRS)}
+            plans: dict = {}
+            diags = []
+            for f in foreign:  # decide every broadcast before any rewrite changes the IR
+                facts = _all_facts(f)
+                for op in walk_ops(f):
+                    if op.name == "stablehlo.dynamic_broadcast_in_dim":
+                        plan = plan_foreign_broadcast(op, facts)
+                        if isinstance(plan, str):
+                            diags.append((str(op.location), plan))
+                        else:
+                            plans[op] = plan
+            if diags:
+                raise PassFailure(f"{len(diags)} broadcast(s) of `?` axes that may expand", diags)
             for op in walk_ops(module.operation):
                 if op.name == "stablehlo.dynamic_reshape":
                     convert_stablehlo_dynamic_reshape(op)
+                elif op.name == "stablehlo.dynamic_pad":
+                    convert_stablehlo_dynamic_pad(op)
+                elif op.name == "stablehlo.gather":
+                    convert_stablehlo_gather_unit_index_vector(op)
+                elif op.name == "stablehlo.dot_general" and _in(op, foreign):
+                    convert_stablehlo_dot_general_flatten(op)
                 elif op.name == "stablehlo.dynamic_broadcast_in_dim":
-                    if is_identity_broadcast(op):
+                    if op in plans:
+                        apply_foreign_broadcast(op, plans[op])
+                    elif is_identity_broadcast(op):
                         op.results[0].replace_all_uses_with(op.operands[0])
                         op.erase()
                     else:
                         annotate_stablehlo_dynamic_broadcast_in_dim(op)
+
+
+def _in(op: ir.Operation, funcs: set) -> bool:
+    parent = op.parent
+    while parent is not None and parent.name != "func.func":
+        parent = parent.parent
+    return parent is not None and parent.operation in funcs
+
+
+def _all_facts(func: ir.Operation) -> SizeFacts:
+    """Size facts of `func` with every `?` size computed (so every elementwise equality is known)."""
+    facts = facts_for(func)
+    for op in walk_ops(func):
+        for r in op.results:
+            if isinstance(r.type, ir.RankedTensorType):
+                for axis, size in enumerate(ir.RankedTensorType(r.type).shape):
+                    if is_dynamic(size):
+                        facts.dim(r, axis)
+    return facts
+
+
+def plan_foreign_broadcast(op: ir.Operation, facts: SizeFacts):
+    """(kind, expanding, nonexpanding) for a broadcast in a function without symhlo's contract,
+    where kind is "identity", "expand_shape" or "hints"; or an error message (a `?` operand axis
+    the IR does not prove equal to its result axis)."""
+    src = ir.RankedTensorType(op.operands[0].type)
+    dst = ir.RankedTensorType(op.results[0].type)
+    dims = [int(x) for x in ir.DenseI64ArrayAttr(op.attributes["broadcast_dimensions"])]
+    out = facts.vector(op.operands[1])
+    expanding, nonexpanding = [], []
+    for i, d in enumerate(dims):
+        s, r = src.shape[i], dst.shape[d]
+        if not is_dynamic(s):
+            if s == r:
+                nonexpanding.append(i)
+            elif s == 1:
+                expanding.append(i)
+            continue
+        want = out[d] if out is not None else None
+        if not is_dynamic(r):
+            want = r if want is None else want
+        have = facts.dim(op.operands[0], i)
+        if want is not None and facts.equal(have, want):
+            nonexpanding.append(i)
+        elif r == 1:
+            nonexpanding.append(i)  # a `?` under a static 1 must be 1: nothing expands
+        else:
+            return (f"operand axis {i} is `?` and may be 1 at run time, expanding to result axis "
+                    f"{d}; the IR does not prove its size equal to the result's, and StableHLO "
+                    "from other exporters carries no contract saying it never expands")
+    if not expanding and len(nonexpanding) == src.rank:
+        if dims == list(range(dst.rank)):
+            return ("identity", [], nonexpanding)
+        extra = [d for d in range(dst.rank) if d not in dims]
+        if dims == sorted(dims) and all(dst.shape[d] == 1 for d in extra):
+            return ("expand_shape", [], nonexpanding)
+    return ("hints", expanding, nonexpanding)
+
+
+def apply_foreign_broadcast(op: ir.Operation, plan) -> None:
+    """Rewrites one planned broadcast (see plan_foreign_broadcast)."""
+    kind, expanding, nonexpanding = plan
+    x = op.operands[0]
+    src = ir.RankedTensorType(x.type)
+    dst = ir.RankedTensorType(op.results[0].type)
+    ip, loc = ir.InsertionPoint(op), op.location
+    if kind == "hints":
+        op.attributes["known_expanding_dimensions"] = ir.DenseI64ArrayAttr.get(expanding)
+        op.attributes["known_nonexpanding_dimensions"] = ir.DenseI64ArrayAttr.get(nonexpanding)
+        return
+    if kind == "identity":
+        new = x
+        if src != dst:
+            new = create("tensor.cast", [dst], [x], loc=loc, ip=ip).result
+    else:
+        dims = [int(v) for v in ir.DenseI64ArrayAttr(op.attributes["broadcast_dimensions"])]
+        groups: list[list[int]] = [[] for _ in dims]
+        for r in range(dst.rank):  # a unit axis joins the mapped axis before it (or the first)
+            before = [k for k, d in enumerate(dims) if d <= r]
+            groups[before[-1] if before else 0].append(r)
+        index = ir.IndexType.get()
+        i64 = ir.IntegerType.get_signless(64)
+        reassoc = ir.ArrayAttr.get([ir.ArrayAttr.get([ir.IntegerAttr.get(i64, r) for r in g])
+                                    for g in groups])
+        sizes = []
+        for i, d in enumerate(dims):
+            if is_dynamic(dst.shape[d]):
+                c = create("arith.constant", [index], [], {"value": ir.IntegerAttr.get(index, i)},
+                           loc=loc, ip=ip).result
+                sizes.append(create("tensor.dim", [index], [x, c], loc=loc, ip=ip).result)
+        new = create("tensor.expand_shape", [dst], [x, *sizes],
+                     {"reassociation": reassoc,
+                      "static_output_shape": ir.DenseI64ArrayAttr.get(list(dst.shape))},
+                     loc=loc, ip=ip).result
+    op.results[0].replace_all_uses_with(new)
+    op.erase()
+
+
+def _index_of(ip, loc, t: ir.Value, i: int) -> ir.Value:
+    """Element `i` of a rank-1 integer tensor as an index value."""
+    index = ir.IndexType.get()
+    c = create("arith.constant", [index], [], {"value": ir.IntegerAttr.get(index, i)}, loc=loc, ip=ip).result
+    v = create("tensor.extract", [ir.RankedTensorType(t.type).element_type], [t, c], loc=loc, ip=ip).result
+    return create("arith.index_cast", [index], [v], loc=loc, ip=ip).result
+
+
+def convert_stablehlo_dynamic_pad(op: ir.Operation) -> bool:
+    """stablehlo.dynamic_pad -> [stablehlo.pad for interior] + tensor.pad + tensor.extract_slice.
+
+    Edge amounts may be negative (StableHLO crops then): the pad uses max(a, 0) and the slice
+    drops max(-a, 0). Returns False (op left) when the interior amounts are not constants.
+    """
+    x, value, low, high, interior = op.operands
+    parent = op.parent
+    while parent.name != "func.func":
+        parent = parent.parent
+    facts = SizeFacts(parent.operation)
+
+    def _constant_ints(v):
+        vec = facts.vector(v)
+        return vec if vec is not None and all(isinstance(e, int) for e in vec) else None
+
+    inner = _constant_ints(interior)
+    if inner is None:
+        return False
+    ip, loc = ir.InsertionPoint(op), op.location
+    index = ir.IndexType.get()
+    x_t = ir.RankedTensorType(x.type)
+    result_t = ir.RankedTensorType(op.results[0].type)
+    rank, dyn = x_t.rank, ir.ShapedType.get_dynamic_size()
+    arr = ir.DenseI64ArrayAttr.get
+    if any(inner):
+        shape = [s if is_dynamic(s) else s + max(s - 1, 0) * it for s, it in zip(x_t.shape, inner)]
+        x = create("stablehlo.pad", [ir.RankedTensorType.get(shape, x_t.element_type)], [x, value],
+                   {"edge_padding_low": arr([0] * rank), "edge_padding_high": arr([0] * rank),
+                    "interior_padding": arr(inner)}, loc=loc, ip=ip).result
+        x_t = ir.RankedTensorType(x.type)
+    lo_c, hi_c = facts.vector(low), facts.vector(high)  # per axis: an int where constant
+    zero = create("arith.constant", [index], [], {"value": ir.IntegerAttr.get(index, 0)}, loc=loc, ip=ip).result
+
+    def split(vec, consts, d):
+        """(pad amount: int or index, crop amount: int or index) of axis d."""
+        if consts is not None and isinstance(consts[d], int):
+            return max(consts[d], 0), max(-consts[d], 0)
+        a = _index_of(ip, loc, vec, d)
+        neg = create("arith.subi", [index], [zero, a], loc=loc, ip=ip).result
+        return (create("arith.maxsi", [index], [a, zero], loc=loc, ip=ip).result,
+                create("arith.maxsi", [index], [neg, zero], loc=loc, ip=ip).result)
+
+    amounts = [(split(low, lo_c, d), split(high, hi_c, d)) for d in range(rank)]
+    static_low = [lo[0] if isinstance(lo[0], int) else dyn for lo, _ in amounts]
+    static_high = [hi[0] if isinstance(hi[0], int) else dyn for _, hi in amounts]
+    pad_shape = [s + sl + sh if not is_dynamic(s) and sl != dyn and sh != dyn else dyn
+                 for s, sl, sh in zip(x_t.shape, static_low, static_high)]
+    padded_t = ir.RankedTensorType.get(pad_shape, x_t.element_type)
+    dyn_low = [lo[0] for lo, _ in amounts if not isinstance(lo[0], int)]
+    dyn_high = [hi[0] for _, hi in amounts if not isinstance(hi[0], int)]
+    pad = ir.Operation.create(
+        "tensor.pad", results=[padded_t], operands=[x, *dyn_low, *dyn_high],
+        attributes={"static_low": arr(static_low), "static_high": arr(static_high),
+                    "operandSegmentSizes": ir.DenseI32ArrayAttr.get([1, len(dyn_low), len(dyn_high)])},
+        regions=1, loc=loc, ip=ip)
+    elt = x_t.element_type
+    scalar = create("tensor.extract", [elt], [value], loc=loc, ip=ir.InsertionPoint(pad)).result
+    block = pad.regions[0].blocks.append(*([index] * rank))
+    create("tensor.yield", [], [scalar], loc=loc, ip=ir.InsertionPoint(block))
+    new = pad.result
+    crops = [(lo[1], hi[1]) for lo, hi in amounts]
+    if any(not (isinstance(a, int) and a == 0) or not (isinstance(b, int) and b == 0) for a, b in crops):
+        offsets, sizes, s_off, s_size = [], [], [], []
+        for d, (clo, chi) in enumerate(crops):
+            if isinstance(clo, int) and isinstance(chi, int) and not is_dynamic(pad_shape[d]):
+                s_off.append(clo)
+                s_size.append(pad_shape[d] - clo - chi)
+                continue
+            c = create("arith.constant", [index], [], {"value": ir.IntegerAttr.get(index, d)}, loc=loc, ip=ip).result
+            n = create("tensor.dim", [index], [new, c], loc=loc, ip=ip).result
+            lo_v = clo if not isinstance(clo, int) else create(
+                "arith.constant", [index], [], {"value": ir.IntegerAttr.get(index, clo)}, loc=loc, ip=ip).result
+            hi_v = chi if not isinstance(chi, int) else create(
+                "arith.constant", [index], [], {"value": ir.IntegerAttr.get(index, chi)}, loc=loc, ip=ip).result
+            n = create("arith.subi", [index], [n, lo_v], loc=loc, ip=ip).result
+            n = create("arith.subi", [index], [n, hi_v], loc=loc, ip=ip).result
+            s_off.append(dyn)
+            offsets.append(lo_v)
+            s_size.append(dyn)
+            sizes.append(n)
+        sliced_t = ir.RankedTensorType.get(s_size, elt)
+        new = create("tensor.extract_slice", [sliced_t], [new, *offsets, *sizes],
+                     {"static_offsets": arr(s_off), "static_sizes": arr(s_size),
+                      "static_strides": arr([1] * rank),
+                      "operandSegmentSizes": ir.DenseI32ArrayAttr.get([1, len(offsets), len(sizes), 0])},
+                     loc=loc, ip=ip).result
+    if new.type != result_t:
+        new = create("tensor.cast", [result_t], [new], loc=loc, ip=ip).result
+    op.results[0].replace_all_uses_with(new)
+    op.erase()
+    return True
+
+
+def convert_stablehlo_gather_unit_index_vector(op: ir.Operation) -> bool:
+    """stablehlo.gather whose indices end in an index vector of one (`?x1`, index_vector_dim =
+    last) -> the same gather on the indices without that axis (implicit index vector).
+
+    IREE 3.13 reshapes `?x1` gather indices with a `stablehlo.reshape` that must be static.
+    """
+    from .lower_dynamic_indexing import _gather_dims
+
+    x, idx = op.operands
+    idx_t = ir.RankedTensorType(idx.type)
+    dn = _gather_dims(op.attributes["dimension_numbers"])
+    ivd = dn["index_vector_dim"]
+    if (idx_t.rank < 2 or ivd != idx_t.rank - 1 or idx_t.shape[ivd] != 1
+            or not any(is_dynamic(s) for s in idx_t.shape) or dn["operand_batching_dims"]):
+        return False
+    ip, loc = ir.InsertionPoint(op), op.location
+    i64 = ir.IntegerType.get_signless(64)
+    groups = [[d] for d in range(idx_t.rank - 1)]
+    groups[-1].append(idx_t.rank - 1)
+    reassoc = ir.ArrayAttr.get([ir.ArrayAttr.get([ir.IntegerAttr.get(i64, d) for d in g]) for g in groups])
+    flat_t = ir.RankedTensorType.get(list(idx_t.shape[:-1]), idx_t.element_type)
+    flat = create("tensor.collapse_shape", [flat_t], [idx], {"reassociation": reassoc}, loc=loc, ip=ip).result
+    text = str(op.attributes["dimension_numbers"])
+    op.attributes["dimension_numbers"] = ir.Attribute.parse(
+        re.sub(r"index_vector_dim = \d+", f"index_vector_dim = {idx_t.rank - 1}", text))
+    op.operands[1] = flat
+    return True
+
+
+def convert_stablehlo_dot_general_flatten(op: ir.Operation) -> bool:
+    """dot_general (..., K) x (K, N) without batching, lhs rank > 2 -> tensor.collapse_shape to
+    2-D, a 2-D dot_general, tensor.expand_shape back (IREE 3.13 flattens it with a
+    dynamic_reshape it cannot compile)."""
+    from .lower_dynamic_indexing import _gather_dims  # noqa: F401  (same attribute reader style)
+    from .size_facts import _ints
+
+    lhs, rhs = op.operands
+    lt, rt = ir.RankedTensorType(lhs.type), ir.RankedTensorType(rhs.type)
+    text = str(op.attributes["dot_dimension_numbers"])
+    if (_ints(text, "lhs_batching_dimensions") or lt.rank <= 2 or rt.rank != 2
+            or _ints(text, "lhs_contracting_dimensions") != [lt.rank - 1]
+            or _ints(text, "rhs_contracting_dimensions") != [0]
+            or not any(is_dynamic(s) for s in lt.shape[:-1])):
+        return False
+    ip, loc = ir.InsertionPoint(op), op.location
+    i64, index = ir.IntegerType.get_signless(64), ir.IndexType.get()
+    result_t = ir.RankedTensorType(op.results[0].type)
+    dyn = ir.ShapedType.get_dynamic_size()
+    reassoc = ir.ArrayAttr.get([ir.ArrayAttr.get([ir.IntegerAttr.get(i64, d) for d in range(lt.rank - 1)]),
+                                ir.ArrayAttr.get([ir.IntegerAttr.get(i64, lt.rank - 1)])])
+    flat = create("tensor.collapse_shape", [ir.RankedTensorType.get([dyn, lt.shape[-1]], lt.element_type)],
+                  [lhs], {"reassociation": reassoc}, loc=loc, ip=ip).result
+    attrs = {n: op.attributes[n] for n in op.attributes}
+    attrs["dot_dimension_numbers"] = ir.Attribute.parse(
+        "#stablehlo.dot<lhs_contracting_dimensions = [1], rhs_contracting_dimensions = [0]>")
+    dot2_t = ir.RankedTensorType.get([dyn, result_t.shape[-1]], result_t.element_type)
+    dot2 = create("stablehlo.dot_general", [dot2_t], [flat, rhs], attrs, loc=loc, ip=ip).result
+    sizes = []
+    for d in range(lt.rank - 1):
+        if is_dynamic(result_t.shape[d]):
+            c = create("arith.constant", [index], [], {"value": ir.IntegerAttr.get(index, d)}, loc=loc, ip=ip).result
+            sizes.append(create("tensor.dim", [index], [lhs, c], loc=loc, ip=ip).result)
+    out_reassoc = ir.ArrayAttr.get([ir.ArrayAttr.get([ir.IntegerAttr.get(i64, d) for d in range(lt.rank - 1)]),
+                                    ir.ArrayAttr.get([ir.IntegerAttr.get(i64, lt.rank - 1)])])
+    new = create("tensor.expand_shape", [result_t], [dot2, *sizes],
+                 {"reassociation": out_reassoc, "static_output_shape": ir.DenseI64ArrayAttr.get(list(result_t.shape))},
+                 loc=loc, ip=ip).result
+    op.results[0].replace_all_uses_with(new)
+    op.erase()
+    return True

@@ -14,7 +14,8 @@
 // CHECK-SAME:      known_expanding_dimensions = array<i64: 0>
 // CHECK-SAME:      known_nonexpanding_dimensions = array<i64: 1>
 func.func @gather_index_broadcasts(%b: tensor<?x1x1x1xi64>, %ih: tensor<?x1xi64>, %iw: tensor<1x?xi64>,
-                                   %s: tensor<4xi64>) -> (tensor<?x3x?x?xi64>, tensor<?x3x?x?xi64>, tensor<?x3x?x?xi64>) {
+                                   %s: tensor<4xi64>) -> (tensor<?x3x?x?xi64>, tensor<?x3x?x?xi64>, tensor<?x3x?x?xi64>)
+    attributes {symhlo.symbols = {}} {
   %0 = stablehlo.dynamic_broadcast_in_dim %b, %s, dims = [0, 1, 2, 3] : (tensor<?x1x1x1xi64>, tensor<4xi64>) -> tensor<?x3x?x?xi64>
   %1 = stablehlo.dynamic_broadcast_in_dim %ih, %s, dims = [2, 3] : (tensor<?x1xi64>, tensor<4xi64>) -> tensor<?x3x?x?xi64>
   %2 = stablehlo.dynamic_broadcast_in_dim %iw, %s, dims = [2, 3] : (tensor<1x?xi64>, tensor<4xi64>) -> tensor<?x3x?x?xi64>

@@ -31,12 +31,13 @@ func.func @dynamic_reshape_merge_two_dynamic_axes(%arg0: tensor<?x?x8xf32>, %s: 
 
 // -----
 
-// torch's contract: a `?` operand axis never expands, a static 1 under a larger axis does.
+// torch's contract (a function symhlo exported: symhlo.symbols): a `?` operand axis never
+// expands, a static 1 under a larger axis does.
 // CHECK-LABEL: func @broadcast_gets_expansion_hints
 // CHECK:         stablehlo.dynamic_broadcast_in_dim %arg0, %arg1, dims = [0, 1]
 // CHECK-SAME:      known_expanding_dimensions = array<i64: 1>
 // CHECK-SAME:      known_nonexpanding_dimensions = array<i64: 0>
-func.func @broadcast_gets_expansion_hints(%arg0: tensor<?x1xf32>, %s: tensor<2xi64>) -> tensor<?x5xf32> {
+func.func @broadcast_gets_expansion_hints(%arg0: tensor<?x1xf32>, %s: tensor<2xi64>) -> tensor<?x5xf32> attributes {symhlo.symbols = {}} {
   %0 = stablehlo.dynamic_broadcast_in_dim %arg0, %s, dims = [0, 1] : (tensor<?x1xf32>, tensor<2xi64>) -> tensor<?x5xf32>
   return %0 : tensor<?x5xf32>
 }
@@ -49,7 +50,7 @@ func.func @broadcast_gets_expansion_hints(%arg0: tensor<?x1xf32>, %s: tensor<2xi
 // CHECK:         stablehlo.dynamic_broadcast_in_dim %arg0, %arg1, dims = [0, 1, 2]
 // CHECK-SAME:      known_expanding_dimensions = array<i64: 0>
 // CHECK-SAME:      known_nonexpanding_dimensions = array<i64: 1, 2>
-func.func @broadcast_static_one_under_dynamic_axis(%arg0: tensor<1x1x768xf32>, %s: tensor<3xi64>) -> tensor<?x1x768xf32> {
+func.func @broadcast_static_one_under_dynamic_axis(%arg0: tensor<1x1x768xf32>, %s: tensor<3xi64>) -> tensor<?x1x768xf32> attributes {symhlo.symbols = {}} {
   %0 = stablehlo.dynamic_broadcast_in_dim %arg0, %s, dims = [0, 1, 2] : (tensor<1x1x768xf32>, tensor<3xi64>) -> tensor<?x1x768xf32>
   return %0 : tensor<?x1x768xf32>
 }
@@ -59,7 +60,7 @@ func.func @broadcast_static_one_under_dynamic_axis(%arg0: tensor<1x1x768xf32>, %
 // CHECK-LABEL: func @identity_broadcast_is_dropped
 // CHECK-NOT:     stablehlo.dynamic_broadcast_in_dim
 // CHECK:         return %arg0 : tensor<?x4xf32>
-func.func @identity_broadcast_is_dropped(%arg0: tensor<?x4xf32>, %s: tensor<2xi64>) -> tensor<?x4xf32> {
+func.func @identity_broadcast_is_dropped(%arg0: tensor<?x4xf32>, %s: tensor<2xi64>) -> tensor<?x4xf32> attributes {symhlo.symbols = {}} {
   %0 = stablehlo.dynamic_broadcast_in_dim %arg0, %s, dims = [0, 1] : (tensor<?x4xf32>, tensor<2xi64>) -> tensor<?x4xf32>
   return %0 : tensor<?x4xf32>
 }
