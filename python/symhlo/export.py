@@ -219,6 +219,11 @@ def restore_export_assumptions(ep) -> None:
 
     from .dims import parse_shape_expr
 
+    # torch.export.load puts range_constraints' derived-dim keys (`2*s77`) into the env's
+    # var_to_range, which must hold symbols only: decomposing then fails in torch with
+    # "expected sympy.Symbol". The derived range follows from its root's anyway.
+    for key in [k for k in env.var_to_range if not isinstance(k, sympy.Symbol)]:
+        del env.var_to_range[key]
     sizes = {s for s in ep.range_constraints if isinstance(s, sympy.Symbol)}
     for s in sizes:
         vr = env.var_to_range.get(s)
