@@ -329,7 +329,7 @@ def program_from_mlir(text: str) -> StableHLOProgram:
     from .shape_assertions import import_foreign, read_func_attribute
 
     if import_foreign(module):  # another exporter's StableHLO: calls inlined, assertions -> checks
-        text, func = str(module), main_func(module)
+        text, func = module.operation.get_asm(enable_debug_info=True), main_func(module)  # keeps the input's lines
     symbols = read_contract(func)
     symbols.assertions = read_func_attribute(func)
     out_spec = None

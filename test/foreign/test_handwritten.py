@@ -1,0 +1,50 @@
+"""Hand-written StableHLO (no symhlo contract): a `?` axis that may be 1 and broadcast is refused,
+never compiled on a guess; with a shape assertion proving it, it compiles and the assertion is
+checked at call time; a static 1 expands correctly."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import torch
+
+import symhlo
+from symhlo.cli import main as cli
+
+HERE = Path(__file__).resolve().parent / "handwritten"
+
+
+def _compile(name: str, tmp_path: Path):
+    out = tmp_path / f"{name}.symhlo"
+    rc = cli(["compile", str(HERE / f"{name}.mlir"), "-o", str(out)])
+    return rc, out
+
+
+def test_size1_broadcast_of_unproven_axis_is_refused(tmp_path, capsys):
+    rc, out = _compile("broadcast_size1", tmp_path)
+    err = capsys.readouterr().err
+    assert rc == 1 and not out.exists()
+    assert "operand axis 0 is `?` and may be 1 at run time, expanding to result axis 0" in err
+    assert "broadcast_size1.mlir" in err or "loc(" in err  # names where it is
+
+
+def test_asserted_broadcast_compiles_and_checks_its_assertion(tmp_path):
+    rc, out = _compile("broadcast_asserted", tmp_path)
+    assert rc == 0
+    cm = symhlo.load(out)
+    for n in (1, 5):
+        x, y = torch.randn(n, 4), torch.randn(n, 4)
+        torch.testing.assert_close(cm(x, y), x + y)
+    with pytest.raises(symhlo.ShapeError, match=r"^rows differ: x has 1, y has 5$"):
+        cm(torch.randn(1, 4), torch.randn(5, 4))
+
+
+def test_static_one_expands(tmp_path):
+    rc, out = _compile("broadcast_static_one", tmp_path)
+    assert rc == 0
+    cm = symhlo.load(out)
+    x = torch.randn(1, 4)
+    for n in (1, 6):
+        y = torch.randn(n, 4)
+        torch.testing.assert_close(cm(x, y), x * y)
