@@ -46,6 +46,42 @@ def _is_shape_assertion(op: ir.Operation) -> bool:
             and ir.StringAttr(op.attributes["call_target_name"]).value == "shape_assertion")
 
 
+def implied_size_checks(main: ir.Operation, facts: SizeFacts) -> list[ir.Attribute]:
+    """Checks for the size equalities StableHLO's op rules require of the inputs (the operands of
+    `stablehlo.add %x, %y` have equal shapes): IREE trusts them, and a call breaking one would read
+    past a buffer. Only equalities between input sizes not already the same expression."""
+    from .ir_util import is_dynamic
+    from .size_facts import _key
+
+    for op in walk_ops(main):
+        for r in op.results:
+            if isinstance(r.type, ir.RankedTensorType):
+                for axis, size in enumerate(ir.RankedTensorType(r.type).shape):
+                    if is_dynamic(size):
+                        facts.dim(r, axis)
+    out, seen = [], set()
+    for a, b, op in facts.implied:
+        key = tuple(sorted((_key(a), _key(b))))
+        if key[0] == key[1] or key in seen or _has_opaque(a) or _has_opaque(b) \
+                or isinstance(a, int) and isinstance(b, int):
+            continue
+        seen.add(key)
+        line = str(op.location)
+        out.append(ir.DictAttr.get({
+            "cond": ir.StringAttr.get(json.dumps(["eq", a, b])),
+            "args": ir.StringAttr.get(json.dumps([a, b])),
+            "message": ir.StringAttr.get(
+                f"input sizes {{0}} and {{1}} must be equal: {op.name} at {line} needs "
+                f"{_describe(a)} == {_describe(b)}")}))
+    return out
+
+
+def _describe(e) -> str:
+    if isinstance(e, list) and e and e[0] == "dim":
+        return f"arg{e[1]}: axis {e[2]}"
+    return json.dumps(e)
+
+
 @dataclass(frozen=True)
 class LowerShapeAssertions(Pass):
     """Record `custom_call @shape_assertion` ops as call-time checks on @main and erase them."""
@@ -57,9 +93,9 @@ class LowerShapeAssertions(Pass):
     def run(self, module: ir.Module) -> None:
         with module.context, ir.Location.unknown():
             ops = [op for op in walk_ops(module.operation) if _is_shape_assertion(op)]
-            if not ops:
-                return
             main = main_function(module)
+            if main is None and not ops:
+                return
             diags = []
             facts = SizeFacts(main) if main is not None else None
             records = []
@@ -87,6 +123,7 @@ class LowerShapeAssertions(Pass):
             if diags:
                 raise PassFailure(f"{len(diags)} shape assertion(s) cannot be checked at call time",
                                   diags)
+            records += implied_size_checks(main, facts)
             if ASSERTIONS_ATTR in main.attributes:
                 records = list(ir.ArrayAttr(main.attributes[ASSERTIONS_ATTR])) + records
             if records:

@@ -124,6 +124,9 @@ class SizeFacts:
         self._opaque: dict[ir.Value, int] = {}
         self._parent: dict[str, str] = {}
         self._exprs: dict[str, Expr] = {}
+        # Equalities StableHLO's op rules imply (elementwise operands, dot_general's contracting
+        # and batch sizes): (a, b, op) for call-time checks where a and b are input sizes.
+        self.implied: list[tuple[Expr, Expr, ir.Operation]] = []
 
     # -- equalities -------------------------------------------------------------------------------
 
@@ -191,6 +194,7 @@ class SizeFacts:
             exprs = [self.dim(o, axis) for o in shaped]
             for e in exprs[1:]:
                 self.assume_equal(exprs[0], e)  # StableHLO: elementwise operands have equal shapes
+                self.implied.append((exprs[0], e, op))
             return exprs[0] if exprs else self._opaque_dim(v, axis)
         if name in ("stablehlo.dynamic_broadcast_in_dim", "stablehlo.dynamic_iota",
                     "stablehlo.dynamic_reshape"):
@@ -231,10 +235,12 @@ class SizeFacts:
                                                  "rhs_contracting_dimensions")}
             lhs_r, rhs_r = (ir.RankedTensorType(o.type).rank for o in ops[:2])
             lb, rb = nums["lhs_batching_dimensions"], nums["rhs_batching_dimensions"]
-            for a, b in zip(lb, rb):
-                self.assume_equal(self.dim(ops[0], a), self.dim(ops[1], b))
-            for a, b in zip(nums["lhs_contracting_dimensions"], nums["rhs_contracting_dimensions"]):
-                self.assume_equal(self.dim(ops[0], a), self.dim(ops[1], b))
+            pairs = list(zip(lb, rb)) + list(zip(nums["lhs_contracting_dimensions"],
+                                                 nums["rhs_contracting_dimensions"]))
+            for a, b in pairs:
+                ea, eb = self.dim(ops[0], a), self.dim(ops[1], b)
+                self.assume_equal(ea, eb)
+                self.implied.append((ea, eb, op))
             lf = [d for d in range(lhs_r) if d not in lb and d not in nums["lhs_contracting_dimensions"]]
             rf = [d for d in range(rhs_r) if d not in rb and d not in nums["rhs_contracting_dimensions"]]
             order = [(0, d) for d in lb] + [(0, d) for d in lf] + [(1, d) for d in rf]

@@ -48,3 +48,14 @@ def test_static_one_expands(tmp_path):
     for n in (1, 6):
         y = torch.randn(n, 4)
         torch.testing.assert_close(cm(x, y), x * y)
+
+
+def test_sizes_an_op_needs_equal_are_checked_at_call_time(tmp_path):
+    rc, out = _compile("add_mismatch", tmp_path)
+    assert rc == 0
+    cm = symhlo.load(out)
+    x, y = torch.randn(3, 4), torch.randn(3, 4)
+    torch.testing.assert_close(cm(x, y), x + y)
+    with pytest.raises(symhlo.ShapeError, match=r"^input sizes 1 and 5 must be equal: stablehlo.add at "
+                       r".*needs arg0: axis 0 == arg1: axis 0$"):
+        cm(torch.randn(1, 4), torch.randn(5, 4))

@@ -67,3 +67,16 @@ func.func @helper(%arg0: tensor<?xf32>) -> tensor<?xf32> {
   stablehlo.custom_call @shape_assertion(%ok) {error_message = "helper", has_side_effect = true} : (tensor<i1>) -> ()
   return %arg0 : tensor<?xf32>
 }
+
+// -----
+
+// No custom call, but stablehlo.add needs its operands' sizes equal: two different input sizes,
+// so the equality becomes a call-time check (IREE would trust it and read past a buffer).
+// CHECK-LABEL: func @main
+// CHECK-SAME:    cond = "[\22eq\22, [\22dim\22, 0, 0], [\22dim\22, 1, 0]]"
+// CHECK-SAME:    message = "input sizes {0} and {1} must be equal: stablehlo.add at
+// CHECK-SAME:    needs arg0: axis 0 == arg1: axis 0"
+func.func @main(%arg0: tensor<?x4xf32>, %arg1: tensor<?x4xf32>) -> tensor<?x4xf32> {
+  %0 = stablehlo.add %arg0, %arg1 : tensor<?x4xf32>
+  return %0 : tensor<?x4xf32>
+}
