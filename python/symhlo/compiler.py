@@ -42,8 +42,8 @@ def prepare_for_iree(stablehlo_text: str) -> str:
     try:
         module = ir.Module.parse(stablehlo_text, ctx)
         run_pipeline(module, "symhlo-stablehlo-to-iree-input-pipeline")
-    except PipelineError as e:
-        raise CompileError(str(e)) from None
+    except PipelineError as e:  # a pass that crashed keeps its exception as the cause
+        raise CompileError(str(e)) from e.__cause__
     return str(module)
 
 

@@ -263,3 +263,20 @@ def test_crashing_pass_becomes_compile_error_naming_pass_and_repro(monkeypatch):
         symhlo.export(TwoInputs(), (torch.randn(3, 4), torch.randn(5, 4)),
                       dynamic_shapes=({0: Dim("m")}, {0: Dim("n")}))
     assert isinstance(info.value.__cause__, KeyError)
+
+
+def test_crashing_iree_preparation_pass_keeps_its_cause(monkeypatch):
+    from symhlo.compiler import prepare_for_iree
+    from symhlo.passes.prepare_for_iree import PrepareForIree
+
+    prog = symhlo.export(TwoInputs(), (torch.randn(3, 4), torch.randn(5, 4)),
+                         dynamic_shapes=({0: Dim("m")}, {0: Dim("n")}))
+
+    def boom(self, module):
+        raise ZeroDivisionError("division by zero")
+
+    monkeypatch.setattr(PrepareForIree, "run", boom)
+    with pytest.raises(symhlo.CompileError, match=r"pass 'symhlo-prepare-for-iree' raised "
+                       r"ZeroDivisionError: division by zero(.|\n)*Reproduce with:") as info:
+        prepare_for_iree(prog.text)
+    assert isinstance(info.value.__cause__, ZeroDivisionError)

@@ -15,6 +15,7 @@ from __future__ import annotations
 import inspect
 import itertools
 import os
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -25,15 +26,17 @@ from torch.export import Dim
 
 from symhlo import cli
 
-import test_cnn_models
-import test_cnn_ops
-import test_core_models
-import test_gaps_cnn
-import test_gaps_gather
-import test_gaps_indexing
-import test_gaps_pad_interp
-import test_transformer_models
-import test_transformer_ops
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "e2e"))  # the e2e models and harness
+
+import test_cnn_models  # noqa: E402
+import test_cnn_ops  # noqa: E402
+import test_core_models  # noqa: E402
+import test_gaps_cnn  # noqa: E402
+import test_gaps_gather  # noqa: E402
+import test_gaps_indexing  # noqa: E402
+import test_gaps_pad_interp  # noqa: E402
+import test_transformer_models  # noqa: E402
+import test_transformer_ops  # noqa: E402
 
 # The default run (about a minute on 2 cores): models covering what the .pt2 path must restore
 # (relations, derived dims, size arithmetic, windows). SYMHLO_PT2_ALL=1 runs all of them (about 9
