@@ -432,7 +432,11 @@ def recorded_assertions(func: ir.Operation) -> list[dict]:
 def facts_for(func: ir.Operation) -> SizeFacts:
     """SizeFacts of `func`, with the equalities its recorded call-time checks guarantee."""
     facts = SizeFacts(func)
-    for a in recorded_assertions(func):
+    try:
+        recorded = recorded_assertions(func)
+    except (ValueError, TypeError, KeyError, IndexError, RecursionError):
+        recorded = []  # malformed: no facts from it (program_from_mlir refuses such files)
+    for a in recorded:
         cond = a["cond"]
         if isinstance(cond, list) and cond[0] == "eq":
             facts.assume_equal(cond[1], cond[2])

@@ -99,14 +99,20 @@ def read_func_attribute(func) -> list[dict]:
 
     if "symhlo.shape_assertions" not in func.attributes:
         return []
+    from .errors import CompileError
+
     num_inputs = len(ir.FunctionType(ir.TypeAttr(func.attributes["function_type"]).value).inputs)
-    records = []
-    for a in ir.ArrayAttr(func.attributes["symhlo.shape_assertions"]):
-        d = ir.DictAttr(a)
-        records.append({"cond": json.loads(ir.StringAttr(d["cond"]).value),
-                        "args": json.loads(ir.StringAttr(d["args"]).value),
-                        "message": ir.StringAttr(d["message"]).value})
-    return from_json(records, num_inputs)
+    try:  # data from the file: parsed and validated, never evaluated as code
+        records = []
+        for a in ir.ArrayAttr(func.attributes["symhlo.shape_assertions"]):
+            d = ir.DictAttr(a)
+            records.append({"cond": json.loads(ir.StringAttr(d["cond"]).value),
+                            "args": json.loads(ir.StringAttr(d["args"]).value),
+                            "message": ir.StringAttr(d["message"]).value})
+        return from_json(records, num_inputs)
+    except (ValueError, TypeError, KeyError, IndexError, RecursionError) as e:
+        raise CompileError(f"@main: bad symhlo.shape_assertions: {type(e).__name__}: "
+                           f"{str(e)[:200]}") from None
 
 
 def _format(message: str, values: list[int]) -> str:
