@@ -151,19 +151,6 @@ class SizeFacts:
             return False
         return self._find(_key(a)) == self._find(_key(b))
 
-    def known_value(self, a: Expr) -> int | None:
-        """The integer `a` is proven equal to, if any."""
-        if isinstance(a, int):
-            return a
-        root = self._find(_key(a))
-        v = self._exprs.get(root)
-        if isinstance(v, int):
-            return v
-        try:
-            return int(json.loads(root)) if root.lstrip("-").isdigit() else None
-        except ValueError:
-            return None
-
     # -- sizes -------------------------------------------------------------------------------------
 
     def dim(self, v: ir.Value, axis: int) -> Expr:

@@ -59,3 +59,13 @@ def test_sizes_an_op_needs_equal_are_checked_at_call_time(tmp_path):
     with pytest.raises(symhlo.ShapeError, match=r"^input sizes 1 and 5 must be equal: stablehlo.add at "
                        r".*needs arg0: axis 0 == arg1: axis 0$"):
         cm(torch.randn(1, 4), torch.randn(5, 4))
+
+
+def test_malformed_recorded_assertion_is_refused(tmp_path, capsys):
+    bad = tmp_path / "bad.mlir"
+    bad.write_text(
+        'func.func @main(%x: tensor<?x4xf32>) -> tensor<?x4xf32> attributes {symhlo.shape_assertions = '
+        '[{args = "[]", cond = "[\\22system\\22, 1]", message = "m"}]} {\n'
+        '  return %x : tensor<?x4xf32>\n}\n')
+    assert cli(["compile", str(bad), "-o", str(tmp_path / "bad.symhlo")]) == 1
+    assert "bad symhlo.shape_assertions: ValueError: unknown size operation" in capsys.readouterr().err
