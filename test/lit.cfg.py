@@ -19,7 +19,7 @@ config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.test_source_root, "Output")
 
 # pytest suites and helpers live under test/ too; lit must not collect them.
-config.excludes = ["e2e", "api", "gpu", "fuzz", "hardening", "foreign", "Output", "lit.cfg.py",
+config.excludes = ["e2e", "api", "gpu", "fuzz", "hardening", "foreign", "models", "opinfo", "Output", "lit.cfg.py",
                    "__init__.py", "conftest.py", "__pycache__"]
 
 _root = os.path.dirname(config.test_source_root)
