@@ -5,7 +5,7 @@ source indices) with the length `ceil((end - start) / step)` computed in f64. Th
 but a float between two integer sizes hides the size from consumers that reason about integers:
 IREE 3.13 pulls the float computation into the dispatch of a later concatenate and then cannot
 express the dispatch's workload ("failed to resolve workgroup count hint"). For a constant
-integer step k > 0 the length is an integer ceil-division, so the pure StableHLO says so:
+integer step k != 0 the length is an integer ceil-division, so the pure StableHLO says so:
 
     %kf = stablehlo.convert %c1 : (tensor<i64>) -> tensor<f64>
     %xf = stablehlo.convert %x : (tensor<i64>) -> tensor<f64>
@@ -55,7 +55,8 @@ def _is_int_to_float(op: ir.Operation | None) -> bool:
 
 def convert_stablehlo_convert_ceil_div(op: ir.Operation) -> bool:
     """stablehlo.convert(ceil(convert(x) / k)) with x an integer tensor, k a constant > 0 ->
-    integer ceil-division of x by k (x itself for k = 1). Returns whether it rewrote."""
+    integer ceil-division of x by k (x itself for k = 1). A constant k < 0 (`arange(s - 1, -1, -1)`)
+    is the ceil-division of -x by -k. Returns whether it rewrote."""
     result_t = ir.RankedTensorType(op.results[0].type)
     if not isinstance(result_t.element_type, ir.IntegerType):
         return False
@@ -67,12 +68,15 @@ def convert_stablehlo_convert_ceil_div(op: ir.Operation) -> bool:
         return False
     to_float = defining_op(div.operands[0])
     k = _integer_constant(div.operands[1])
-    if not _is_int_to_float(to_float) or k is None or k <= 0:
+    if not _is_int_to_float(to_float) or k is None or k == 0:
         return False
     x = to_float.operands[0]
     if x.type != op.results[0].type:
         return False
     ip, loc = ir.InsertionPoint(op), op.location
+    if k < 0:   # ceil(x / k) == ceil(-x / -k)
+        x = create("stablehlo.negate", [x.type], [x], loc=loc, ip=ip).result
+        k = -k
     new = x
     if k != 1:
         t = result_t
@@ -101,7 +105,7 @@ class FoldFloatSizeArithmetic(Pass):
     """Fold float ceil-divisions of integer sizes by constant integers into integer arithmetic."""
 
     name = "symhlo-fold-float-size-arithmetic"
-    summary = "convert(ceil(convert(x) / k)) with integer x and constant k > 0 -> integer ceil-div"
+    summary = "convert(ceil(convert(x) / k)) with integer x and constant k != 0 -> integer ceil-div"
 
     def run(self, module: ir.Module) -> None:
         with module.context, ir.Location.unknown():

@@ -61,3 +61,25 @@ func.func @fractional_step_unchanged(%arg0: tensor<i64>) -> tensor<i64> {
   %5 = stablehlo.convert %4 : (tensor<f64>) -> tensor<i64>
   return %5 : tensor<i64>
 }
+
+// -----
+
+// A negative step (`arange(s - 1, -1, -1)`): ceil(x / -2) = ceil(-x / 2), integer throughout.
+// CHECK-LABEL: func @arange_length_negative_step
+// CHECK:         %[[X:.*]] = stablehlo.convert %{{.*}} : (tensor<i32>) -> tensor<i64>
+// CHECK:         %[[NX:.*]] = stablehlo.negate %[[X]] : tensor<i64>
+// CHECK:         %[[K:.*]] = stablehlo.constant dense<2> : tensor<i64>
+// CHECK:         %[[Q:.*]] = stablehlo.divide %[[NX]], %[[K]] : tensor<i64>
+// CHECK-NOT:     f64
+// CHECK:         return
+func.func @arange_length_negative_step(%arg0: tensor<?x3xf32>) -> tensor<i64> {
+  %k = stablehlo.constant dense<-2> : tensor<i64>
+  %0 = stablehlo.get_dimension_size %arg0, dim = 0 : (tensor<?x3xf32>) -> tensor<i32>
+  %1 = stablehlo.convert %0 : (tensor<i32>) -> tensor<i64>
+  %2 = stablehlo.convert %k : (tensor<i64>) -> tensor<f64>
+  %3 = stablehlo.convert %1 : (tensor<i64>) -> tensor<f64>
+  %4 = stablehlo.divide %3, %2 : tensor<f64>
+  %5 = stablehlo.ceil %4 : tensor<f64>
+  %6 = stablehlo.convert %5 : (tensor<f64>) -> tensor<i64>
+  return %6 : tensor<i64>
+}
