@@ -164,7 +164,9 @@ class SymbolTable:
                          ", ".join(f"{i}[{a}]" for i, a in d.bindings) or "-",
                          ", ".join(f"{i}[{a}] = {e}" for i, a, e in d.derived) or "-"))
         widths = [max(len(r[c]) for r in rows) for c in range(5)]
-        return "\n".join("  ".join(r[c].ljust(widths[c]) for c in range(5)).rstrip() for r in rows)
+        lines = ["  ".join(r[c].ljust(widths[c]) for c in range(5)).rstrip() for r in rows]
+        lines += [f"relation: {self.render(r)}" for r in self.relations]
+        return "\n".join(lines)
 
     def describe(self) -> str:
         """`x (b, 16); y (2*h,)`: each input's shape in the user's names."""

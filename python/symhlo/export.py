@@ -78,7 +78,7 @@ def _export_module(model, args, kwargs, dynamic_shapes):
         raise SymhloError(f"torch.export failed: {type(e).__name__}: {e}") from e
 
 
-def _check_outputs(ep, text: str) -> None:
+def _check_outputs(ep, text: str, names: dict[str, str] | None = None) -> None:
     """Silent specialization guard: an output axis symbolic in torch.export must be `?`."""
     m = re.search(r"func\.func @main\([^)]*\)\s*->\s*(\(.*?\)|tensor<[^>]*>)\s*(attributes|\{)", text, re.S)
     if not m:
@@ -90,7 +90,8 @@ def _check_outputs(ep, text: str) -> None:
         dims = rt.split("x")[:-1]
         for axis, (s, d) in enumerate(zip(node.meta["val"].shape, dims)):
             if isinstance(s, torch.SymInt) and not s.node.expr.is_number and d != "?":
-                raise CompileError(f"output {k} axis {axis} is symbolic ({s}) in torch.export but "
+                shown = re.sub(r"\b[A-Za-z_]\w*\b", lambda m: (names or {}).get(m.group(0), m.group(0)), str(s))
+                raise CompileError(f"output {k} axis {axis} is symbolic ({shown}) in torch.export but "
                                    f"static ({d}) in the StableHLO: a dynamic dim was specialized")
 
 
@@ -300,11 +301,12 @@ def lower_exported_program(ep, *, names: dict[str, str] | None = None,
     except PipelineError as e:
         raise _classify(e, module) from e.__cause__
     func = main_func(module)
-    write_contract(func, symbols, readable_names(symbols, symbols.names), signature)
+    user = readable_names(symbols, symbols.names)
+    write_contract(func, symbols, user, signature)
     contract = read_contract(func)
     contract.signature = signature  # the same, with the live pytree spec
     text = str(module)
-    _check_outputs(ep, text)
+    _check_outputs(ep, text, user)
     bump("exports")
     return StableHLOProgram(text=text, symbols=contract, exported_program=ep, times=timer.times,
                             in_spec=ep.call_spec.in_spec, out_spec=ep.call_spec.out_spec)

@@ -280,3 +280,13 @@ def test_crashing_iree_preparation_pass_keeps_its_cause(monkeypatch):
                        r"ZeroDivisionError: division by zero(.|\n)*Reproduce with:") as info:
         prepare_for_iree(prog.text)
     assert isinstance(info.value.__cause__, ZeroDivisionError)
+
+
+def test_cli_dims_table_of_a_pt2_names_symbols_and_relations(slice_ep, tmp_path, capsys):
+    torch.export.save(slice_ep, tmp_path / "s.pt2")
+    assert cli.main(["export", str(tmp_path / "s.pt2"), "--dims"]) == 0
+    out = capsys.readouterr().out
+    assert re.search(r"^x_dim0\s+0\s+inf\s+x\[0\]\s+-$", out, re.M), out
+    assert re.search(r"^y_dim0\s+0\s+inf\s+y\[0\]\s+-$", out, re.M), out
+    assert re.search(r"^relation: x_dim0 <= y_dim0$", out, re.M), out
+    assert not re.search(r"\bs\d+\b", out), out
