@@ -101,6 +101,13 @@ class Signature:
                          or ("value" in leaf and isinstance(leaf["value"], _JSON_SCALARS))
                          or isinstance(leaf.get("repr"), str))):
                 raise ValueError(f"malformed signature leaf {str(leaf)[:80]}")
+        tensors = sorted(leaf["tensor"] for leaf in leaves if "tensor" in leaf)
+        if tensors != list(range(len(tensors))):
+            raise ValueError(f"signature leaves must feed arguments 0..{len(tensors) - 1} once each, "
+                             f"got {tensors[:8]}")
+        for key in ("in_spec", "out_spec"):
+            if data.get(key) is not None and not isinstance(data[key], str):
+                raise ValueError(f"signature {key} must be a string")
         sig = cls(names, npos, leaves, data.get("in_spec"), data.get("out_spec"))
         if sig.in_spec is not None:
             from .compiler import _treespec_loads

@@ -290,3 +290,27 @@ def test_cli_dims_table_of_a_pt2_names_symbols_and_relations(slice_ep, tmp_path,
     assert re.search(r"^y_dim0\s+0\s+inf\s+y\[0\]\s+-$", out, re.M), out
     assert re.search(r"^relation: x_dim0 <= y_dim0$", out, re.M), out
     assert not re.search(r"\bs\d+\b", out), out
+
+
+_CRAFTED = """func.func @main(%arg0: tensor<?x4xf32>) -> tensor<?x4xf32> attributes {{
+    symhlo.arg_names = ["x"], symhlo.arg_shapes = [["n", "4"]], symhlo.symbols = {{n = [0, 10]}},
+    symhlo.signature = {sig}}} {{
+  return %arg0 : tensor<?x4xf32>
+}}
+"""
+
+
+@pytest.mark.parametrize("sig, pattern", [
+    ('{arg_names = ["x"], num_positional = 1 : i64, leaves = [{name = "x", tensor = 5 : i64}]}',
+     r"bad symhlo.signature: signature leaves must feed arguments 0\.\.0 once each, got \[5\]"),
+    ('{arg_names = ["x"], num_positional = 3 : i64, leaves = [{name = "x", tensor = 0 : i64}]}',
+     r"bad symhlo.signature: signature num_positional is out of range"),
+    ('{arg_names = ["x"], num_positional = 1 : i64, leaves = [{name = "x", tensor = 0 : i64}], '
+     'in_spec = "[1, {\\22type\\22: \\22builtins.tuple\\22, \\22context\\22: \\22{\\\\\\22__enum__\\\\\\22: '
+     '{\\\\\\22fqn\\\\\\22: \\\\\\22os:Evil\\\\\\22}}\\22, \\22children_spec\\22: []}]"}',
+     r"bad symhlo.signature: the output spec names a Python enum to import"),
+])
+def test_crafted_signature_is_refused(sig, pattern, tmp_path, capsys):
+    (tmp_path / "c.mlir").write_text(_CRAFTED.format(sig=sig))
+    assert cli.main(["compile", str(tmp_path / "c.mlir"), "-o", str(tmp_path / "c.vmfb")]) == 1
+    assert re.search(pattern, capsys.readouterr().err)
