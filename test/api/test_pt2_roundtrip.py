@@ -24,6 +24,7 @@ import torch
 import torch.utils._pytree as pytree
 from torch.export import Dim
 
+import symhlo
 from symhlo import cli
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "e2e"))  # the e2e models and harness
@@ -195,3 +196,29 @@ def test_pt2_with_min_1_compiles_for_every_target(target, tmp_path, capsys):
         rc, err = _cli(["run", out, "--input", f"@{tmp_path}/x.npy", "--output", f"@{tmp_path}/o.npy"], capsys)
         assert rc == 0, err
         torch.testing.assert_close(torch.from_numpy(np.load(tmp_path / "o.npy")), SoftmaxOverExpand()(x))
+
+
+class ScaledByConstants(torch.nn.Module):
+    def forward(self, x, k: int, *, a: float = 1.0):
+        return x * k + a
+
+
+def test_pt2_with_constant_arguments_runs_with_their_exported_values(tmp_path, capsys):
+    """Non-tensor arguments (k: int positional, a: float keyword) survive save/load as constants:
+    `symhlo run` takes the tensor alone, and the loaded module refuses other values by name."""
+    ep = torch.export.export(ScaledByConstants(), (torch.randn(3, 4), 3), kwargs={"a": 0.5},
+                             dynamic_shapes={"x": {0: Dim("b")}, "k": None, "a": None})
+    torch.export.save(ep, tmp_path / "k.pt2")
+    rc, err = _cli(["compile", tmp_path / "k.pt2", "-o", tmp_path / "k.symhlo"], capsys)
+    assert rc == 0, err
+    x = torch.randn(6, 4)
+    np.save(tmp_path / "x.npy", x.numpy())
+    rc, err = _cli(["run", tmp_path / "k.symhlo", "--input", f"@{tmp_path}/x.npy",
+                    "--output", f"@{tmp_path}/o.npy"], capsys)
+    assert rc == 0, err
+    want = ScaledByConstants()(x, 3, a=0.5)
+    torch.testing.assert_close(torch.from_numpy(np.load(tmp_path / "o.npy")), want)
+    cm = symhlo.load(tmp_path / "k.symhlo")
+    torch.testing.assert_close(cm(x, 3, a=0.5), want)
+    with pytest.raises(symhlo.ShapeError, match=r"^a: the program was exported with a = 0\.5, got 0\.7"):
+        cm(x, 3, a=0.7)
