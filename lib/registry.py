@@ -90,6 +90,7 @@ _PASSES: dict[str, str] = {
     "symhlo-simplify-broadcasts": "simplify_broadcasts:SimplifyBroadcasts",
     "symhlo-verify-pure-stablehlo": "verify_pure_stablehlo:VerifyPureStablehlo",
     "symhlo-prepare-for-iree": "prepare_for_iree:PrepareForIree",
+    "symhlo-narrow-f64-constants-for-iree": "narrow_f64_constants:NarrowF64ConstantsForIree",
     "symhlo-lower-dynamic-windows-for-iree": "lower_dynamic_windows:LowerDynamicWindowsForIree",
     "symhlo-lower-dynamic-indexing-for-iree": "lower_dynamic_indexing:LowerDynamicIndexingForIree",
     "symhlo-fold-float-size-arithmetic": "fold_float_size_arithmetic:FoldFloatSizeArithmetic",
@@ -129,7 +130,7 @@ _PIPELINES: dict[str, tuple[str, list[str]]] = {
     "symhlo-stablehlo-to-iree-input-pipeline": (
         "Pure StableHLO -> the forms IREE 3.13 compiles (tensor reshapes, broadcast hints, "
         "linalg convs and pooling over dynamic spatial dims, static-size slices and gathers).",
-        ["symhlo-lower-dynamic-operand-ops",
+        ["symhlo-lower-dynamic-operand-ops", "symhlo-narrow-f64-constants-for-iree",
          "symhlo-lower-dynamic-indexing-for-iree", "symhlo-prepare-for-iree",
          "symhlo-lower-dynamic-windows-for-iree", "canonicalize", "cse"],
     ),
