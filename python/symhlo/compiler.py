@@ -47,6 +47,25 @@ def prepare_for_iree(stablehlo_text: str) -> str:
     return str(module)
 
 
+def _boundary_has_f64(stablehlo_text: str) -> bool:
+    """Whether a public function of the module takes or returns a float64 tensor."""
+    from torch_mlir import ir
+    ctx = new_context()
+    with ctx:
+        module = ir.Module.parse(stablehlo_text, ctx)
+        for op in module.body.operations:
+            if op.operation.name != "func.func":
+                continue
+            if "sym_visibility" in op.attributes and \
+                    ir.StringAttr(op.attributes["sym_visibility"]).value == "private":
+                continue
+            fn_t = ir.FunctionType(ir.TypeAttr(op.attributes["function_type"]).value)
+            for t in list(fn_t.inputs) + list(fn_t.results):
+                if isinstance(t, ir.ShapedType) and isinstance(t.element_type, ir.F64Type):
+                    return True
+    return False
+
+
 def _iree_compile(iree_input: str, target: str, flags: list[str]) -> bytes:
     import iree.compiler as ic
 
@@ -87,8 +106,13 @@ def compile_to_vmfb(stablehlo_text: str, target: str = "cpu", target_arch: str |
     flags = iree_flags(target, target_arch, extra_flags)
     if not any(f.startswith("--iree-input-demote-f64-to-f32") for f in flags):
         # IREE demotes f64 to f32 by default: float64 results would silently come back float32
-        # (and with f32 precision). Demotion is the user's choice, via this same flag.
-        flags.append("--iree-input-demote-f64-to-f32=false")
+        # (and with f32 precision), so a module whose inputs or outputs are float64 keeps f64.
+        # A module with no f64 at its boundary keeps IREE's demotion: its f64 is torch-mlir's own
+        # widening inside float32 ops (aten.var / layer_norm accumulate in f64), which eager
+        # computes in float32 and which GPU targets fail to compile as f64 reductions.
+        # The user overrides either way with this same flag.
+        demote = not _boundary_has_f64(stablehlo_text)
+        flags.append(f"--iree-input-demote-f64-to-f32={'true' if demote else 'false'}")
     check_program(stablehlo_text, target, target_arch)
     with timer.stage(Stage.IREE_INPUT):
         iree_input = prepare_for_iree(stablehlo_text)
