@@ -13,14 +13,18 @@ there:
         symhlo.arg_shapes = [["m", "4"], ["n", "4"]],
         symhlo.result_shapes = [["m", "4"]],
         symhlo.relations = ["m <= n"],
-        symhlo.signature = "{\"arg_names\": [\"x\", \"y\", \"k\"], \"leaves\": [...], \"in_spec\": ...}"}
+        symhlo.signature = {arg_names = ["x", "y", "k"], num_positional = 3 : i64,
+                            leaves = [{name = "x", tensor = 0 : i64}, {name = "y", tensor = 1 : i64},
+                                      {name = "k", value = 3 : i64}],
+                            in_spec = "[1, {...}]", out_spec = "[1, {...}]"}}
 
 `symhlo.symbols` maps each symbol to [min, max] (max >= 2**62 means unbounded);
 `symhlo.arg_shapes` gives each tensor argument's axes as size expressions over the symbols
 (`"2*h"`, `"4"`); `symhlo.relations` are the size relations the program relies on beyond the
-ranges; `symhlo.signature` (JSON) is the call signature: the forward's parameter names, the
-pytree spec of `(args, kwargs)` and of the outputs, and for each flattened input leaf either the
-@main argument it feeds or the constant it was specialized to.
+ranges; `symhlo.signature` is the call signature: the forward's parameter names (the first
+`num_positional` were passed by position at export), the pytree specs of `(args, kwargs)` and of
+the outputs (torch's `treespec_dumps` JSON), and for each flattened input leaf either the @main
+argument it feeds or the constant it was specialized to (None is a unit attribute).
 
 Symbol names: the user's torch.export Dim names (from `dynamic_shapes`, or recovered from the
 shape env's debug names, which torch.export keeps per input axis), the names of symhlo.Input

@@ -278,7 +278,8 @@ def lower_exported_program(ep, *, names: dict[str, str] | None = None,
 
         narrow_to_inputs(symbols, narrow)
     signature = signature_of(ep)
-    restore_export_assumptions(ep)
+    with TORCH_LOCK:  # edits the program's shape env
+        restore_export_assumptions(ep)
     non_tensor_outputs = [o for o in [n for n in ep.graph.nodes if n.op == "output"][0].args[0]
                           if not (hasattr(o, "meta") and isinstance(o.meta.get("val"), torch.Tensor))]
     if non_tensor_outputs:
