@@ -311,12 +311,34 @@ def dim_upper_bound(x: ir.Value, axis: int) -> int:
     return _MAX_DIM
 
 
-def convert_torch_aten_cumsum(op: ir.Operation) -> bool:
-    """torch.aten.cumsum -> log-step (Hillis-Steele) scan: x += shift(x, k) for k = 1, 2, 4, ...
+# Axis bound up to which cumsum is a masked sum over an n x n triangle (O(n^2) work and memory).
+_TRIANGLE_MAX = 1024
 
-    shift(x, k) is `cat([zeros(k), x])[:n]` along the axis, so every step is exact for any n (a
-    shift by k >= n adds zeros). The step count covers the axis's upper bound (its static size,
-    its symbol's max, or 2^31), so no size is assumed: O(n log max_n) work.
+
+def convert_torch_aten_cumsum(op: ir.Operation) -> bool:
+    """torch.aten.cumsum along an axis of upper bound n_max -> exact ops with `?` sizes.
+
+    n_max <= 1024 (its static size or its symbol's max): a masked sum over the triangle j <= i,
+    O(n^2), no gather and no `cat`:
+
+      %r = torch.aten.cumsum %x, %int1, %none : !torch.vtensor<[2,?],f32>, ... -> !torch.vtensor<[2,?],f32>
+    ==>
+      %i = torch.aten.arange %n ; %tri = torch.aten.le.Tensor (unsqueeze %i, 0), (unsqueeze %i, 1)
+      %m = torch.aten.where.ScalarOther %tri, (torch.aten.unsqueeze %x, -2), 0    : [2,?,?]
+      %r = torch.aten.sum.dim_IntList %m, [-1]                                    : [2,?]
+
+    Larger or unbounded axes: a log-step (Hillis-Steele) scan, x += shift(x, k) for k = 1, 2,
+    4, ... up to the bound (2^31 when unbounded), with shift(x, k) = `cat([zeros(k), x])[:n]`,
+    exact for any n (a shift by k >= n adds zeros), O(n log n_max).
+
+    Why two forms: IREE 3.13 fails to compile a `concatenate` along a `?` axis whose operand's
+    dispatch holds a widening `convert` ("'memref.alloca' op stack allocation size overflows 64
+    bits"): RoBERTa's position ids, `cumsum(mask.int(), 1)`, are i1 -> i32 -> i64 into the scan.
+    Shifting by gathers instead compiles, but IREE fuses each gather's producer chain into it and
+    compile time doubles per step (138 s CPU and 3 GB at n_max = 64); a `stablehlo.pad` + slice
+    shift fails with "failed to resolve workgroup count hint". The triangle has neither problem.
+    An unbounded or > 1024 axis fed by a widening convert still hits the IREE failure (an
+    iree-compile error, never a wrong number).
     """
     x, dim, _dtype = op.operands
     axis = constant_int(dim)
@@ -336,6 +358,47 @@ def convert_torch_aten_cumsum(op: ir.Operation) -> bool:
                      {"value": ir.BoolAttr.get(False)}).result
         cur = b.op("torch.aten.to.dtype", [_vtensor(sizes, rdtype)],
                    [x, b.int(_TORCH_DTYPE[rdtype]), false, false, b.none()]).result
+    if bound <= _TRIANGLE_MAX:
+        cur = _cumsum_triangle(b, cur, axis, rank, sizes, rdtype)
+    else:
+        cur = _cumsum_scan(b, cur, axis, rank, sizes, rdtype, bound)
+    op.results[0].replace_all_uses_with(cur)
+    op.erase()
+    return True
+
+
+def _cumsum_triangle(b: _Builder, cur: ir.Value, axis: int, rank: int, sizes, rdtype: str) -> ir.Value:
+    n = sizes[axis]
+    last = rank - 1
+    if axis != last:
+        t_sizes = list(sizes)
+        t_sizes[axis], t_sizes[last] = t_sizes[last], t_sizes[axis]
+        cur = b.op("torch.aten.transpose.int", [_vtensor(t_sizes, rdtype)],
+                   [cur, b.int(axis), b.int(last)]).result
+    lead, _ = _vtensor_parts(cur.type)
+    lead = lead[:-1]
+    iota = b.op("torch.aten.arange", [_vtensor([n], "si64")],
+                [b.size(cur, last), b.int(_TORCH_DTYPE["si64"]), b.none(), b.none(),
+                 b.none()]).result
+    cols = b.op("torch.aten.unsqueeze", [_vtensor([1, n], "si64")], [iota, b.int(0)]).result
+    rows = b.op("torch.aten.unsqueeze", [_vtensor([n, 1], "si64")], [iota, b.int(1)]).result
+    tri = b.op("torch.aten.le.Tensor", [_vtensor([n, n], "i1")], [cols, rows]).result  # j <= i
+    row = b.op("torch.aten.unsqueeze", [_vtensor(lead + [1, n], rdtype)],
+               [cur, b.int(-2)]).result
+    masked = b.op("torch.aten.where.ScalarOther", [_vtensor(lead + [n, n], rdtype)],
+                  [tri, row, b.int(0)]).result
+    false = b.op("torch.constant.bool", [ir.Type.parse("!torch.bool")], [],
+                 {"value": ir.BoolAttr.get(False)}).result
+    cur = b.op("torch.aten.sum.dim_IntList", [_vtensor(lead + [n], rdtype)],
+               [masked, b.list([b.int(-1)], "int"), false, b.int(_TORCH_DTYPE[rdtype])]).result
+    if axis != last:
+        cur = b.op("torch.aten.transpose.int", [_vtensor(sizes, rdtype)],
+                   [cur, b.int(axis), b.int(last)]).result
+    return cur
+
+
+def _cumsum_scan(b: _Builder, cur: ir.Value, axis: int, rank: int, sizes, rdtype: str,
+                 bound: int) -> ir.Value:
     k = 1
     while k < bound:
         block = [b.int(k) if a == axis else b.size(cur, a) for a in range(rank)]
@@ -351,9 +414,7 @@ def convert_torch_aten_cumsum(op: ir.Operation) -> bool:
         shifted = b.slice(cat, axis, b.int(0), b.size(cur, axis), cur.type)
         cur = b.op("torch.aten.add.Tensor", [cur.type], [cur, shifted, b.int(1)]).result
         k *= 2
-    op.results[0].replace_all_uses_with(cur)
-    op.erase()
-    return True
+    return cur
 
 
 def convert_torch_aten_upsample_nearest_vec(op: ir.Operation) -> bool:
@@ -401,7 +462,7 @@ class DecomposeSymbolicTorchOps(Pass):
     """Rewrite torch ops with symbolic size operands into slices, full and cat."""
 
     name = "symhlo-decompose-symbolic-torch-ops"
-    summary = "constant_pad_nd / split_with_sizes with symbolic sizes, cumsum -> slice, full, cat"
+    summary = "constant_pad_nd / split_with_sizes with symbolic sizes -> slice, full, cat; cumsum -> masked triangle sum or shift-and-add scan"
 
     def run(self, module: ir.Module) -> None:
         ensure_upstream_registered(module.context)

@@ -20,6 +20,7 @@ import torch
 import transformers
 from torch.export import Dim
 
+import symhlo
 from models_harness import Call, check_model, randint, randn
 
 VOCAB = 128
@@ -52,22 +53,32 @@ def text_inputs(batch: int, seq: int, *, pad: int = 0) -> Call:
 
 
 @pytest.mark.parametrize("family", list(TEXT))
-def test_text_encoder(family):
+def test_text_encoder(family, tmp_path):
     torch.manual_seed(0)
     model = TEXT[family]("sdpa").eval()
     batch, seq = Dim("batch", min=1, max=16), Dim("seq", min=1, max=SEQ_MAX)
     dynamic = {"input_ids": {0: batch, 1: seq}, "attention_mask": {0: batch, 1: seq}}
     example = text_inputs(3, 7, pad=2)
+    compiled = []
     check_model(model, (), dynamic, [text_inputs(1, 1), text_inputs(2, 13, pad=5),
                                      text_inputs(5, 4, pad=1)],
-                kwargs=example.kwargs, name=family, family="encoder")
+                kwargs=example.kwargs, name=family, family="encoder", compiled=compiled)
+    # The ModelOutput class survives cm.save / symhlo.load (no recompile).
+    compiled[0].save(tmp_path / "m.symhlo")
+    loaded = symhlo.load(tmp_path / "m.symhlo")
+    call = text_inputs(4, 9, pad=3)
+    got, want = loaded(**call.kwargs), model(**call.kwargs)
+    assert type(got) is type(want) and list(got.keys()) == list(want.keys())
+    torch.testing.assert_close(got.last_hidden_state, want.last_hidden_state.detach(),
+                               rtol=1e-4, atol=1e-4)
 
 
 def test_whisper_encoder():
     config = transformers.WhisperConfig(
         vocab_size=VOCAB, num_mel_bins=16, d_model=32, encoder_layers=2, encoder_attention_heads=4,
         decoder_layers=1, decoder_attention_heads=4, encoder_ffn_dim=64, decoder_ffn_dim=64,
-        max_source_positions=16, max_target_positions=32)
+        max_source_positions=16, max_target_positions=32, pad_token_id=1, bos_token_id=0,
+        eos_token_id=2, decoder_start_token_id=0)
     torch.manual_seed(0)
     model = transformers.WhisperModel(config).get_encoder().eval()
     frames = 2 * config.max_source_positions

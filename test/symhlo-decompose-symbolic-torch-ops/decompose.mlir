@@ -92,21 +92,20 @@ func.func @split_with_sizes_symbolic(%arg0: !torch.vtensor<[3,?],f32>, %arg1: !t
 
 // -----
 
-// cumsum over a `?` axis whose symbol has max 4: ceil(log2(4)) = 2 shift-and-add steps
-// (shift by 1, then by 2), each `cat([zeros(k), x])[:n]`.
+// cumsum over a `?` axis whose symbol has max 4 (<= 1024): a masked sum over the triangle
+// j <= i, no gather, no `cat` (IREE 3.13 fails on a cat of a widened integer).
 // CHECK-LABEL: func @cumsum_bounded_symbol
-// CHECK:         %[[Z1:.*]] = torch.aten.full {{.*}} -> !torch.vtensor<[2,1],f32>
-// CHECK:         %[[C1:.*]] = torch.aten.cat {{.*}} -> !torch.vtensor<[2,?],f32>
-// CHECK:         %[[N1:.*]] = torch.aten.size.int %arg0
-// CHECK:         %[[S1:.*]] = torch.aten.slice.Tensor %[[C1]], %{{.*}}, %{{.*}}, %[[N1]], %{{.*}} : {{.*}} -> !torch.vtensor<[2,?],f32>
-// CHECK:         %[[A1:.*]] = torch.aten.add.Tensor %arg0, %[[S1]]
-// CHECK:         %[[Z2:.*]] = torch.aten.full {{.*}} -> !torch.vtensor<[2,2],f32>
-// CHECK:         %[[C2:.*]] = torch.aten.cat
-// CHECK:         %[[S2:.*]] = torch.aten.slice.Tensor %[[C2]]
-// CHECK:         %[[A2:.*]] = torch.aten.add.Tensor %[[A1]], %[[S2]]
-// CHECK-NOT:     torch.aten.full
+// CHECK:         %[[N:.*]] = torch.aten.size.int %arg0
+// CHECK:         %[[I:.*]] = torch.aten.arange %[[N]], {{.*}} -> !torch.vtensor<[?],si64>
+// CHECK:         %[[C:.*]] = torch.aten.unsqueeze %[[I]], %{{.*}} -> !torch.vtensor<[1,?],si64>
+// CHECK:         %[[R:.*]] = torch.aten.unsqueeze %[[I]], %{{.*}} -> !torch.vtensor<[?,1],si64>
+// CHECK:         %[[T:.*]] = torch.aten.le.Tensor %[[C]], %[[R]] : {{.*}} -> !torch.vtensor<[?,?],i1>
+// CHECK:         %[[X:.*]] = torch.aten.unsqueeze %arg0, %{{.*}} -> !torch.vtensor<[2,1,?],f32>
+// CHECK:         %[[M:.*]] = torch.aten.where.ScalarOther %[[T]], %[[X]], %{{.*}} -> !torch.vtensor<[2,?,?],f32>
+// CHECK:         %[[S:.*]] = torch.aten.sum.dim_IntList %[[M]], {{.*}} -> !torch.vtensor<[2,?],f32>
+// CHECK-NOT:     torch.aten.cat
 // CHECK-NOT:     torch.aten.cumsum
-// CHECK:         return %[[A2]]
+// CHECK:         return %[[S]]
 func.func @cumsum_bounded_symbol(%arg0: !torch.vtensor<[2,?],f32>) -> !torch.vtensor<[2,?],f32> {
   %s = torch.symbolic_int "s0" {min_val = 2, max_val = 4} : !torch.int
   torch.bind_symbolic_shape %arg0, [%s], affine_map<()[s0] -> (2, s0)> : !torch.vtensor<[2,?],f32>
@@ -114,4 +113,25 @@ func.func @cumsum_bounded_symbol(%arg0: !torch.vtensor<[2,?],f32>) -> !torch.vte
   %none = torch.constant.none
   %r = torch.aten.cumsum %arg0, %int1, %none : !torch.vtensor<[2,?],f32>, !torch.int, !torch.none -> !torch.vtensor<[2,?],f32>
   return %r : !torch.vtensor<[2,?],f32>
+}
+
+// -----
+
+// cumsum over an axis of max 4096 (> 1024): the shift-and-add scan, 12 steps of
+// `cat([zeros(k), x])[:n]` + add (k = 1, 2, ..., 2048).
+// CHECK-LABEL: func @cumsum_long_axis
+// CHECK:         %[[Z1:.*]] = torch.aten.full {{.*}} -> !torch.vtensor<[1,?],f32>
+// CHECK:         %[[C1:.*]] = torch.aten.cat {{.*}} -> !torch.vtensor<[?,?],f32>
+// CHECK:         %[[S1:.*]] = torch.aten.slice.Tensor %[[C1]], {{.*}} -> !torch.vtensor<[?,?],f32>
+// CHECK:         %[[A1:.*]] = torch.aten.add.Tensor %arg0, %[[S1]]
+// CHECK-COUNT-11: torch.aten.cat
+// CHECK-NOT:     torch.aten.cat
+// CHECK-NOT:     torch.aten.cumsum
+func.func @cumsum_long_axis(%arg0: !torch.vtensor<[?,?],f32>) -> !torch.vtensor<[?,?],f32> {
+  %s = torch.symbolic_int "s0" {min_val = 2, max_val = 4096} : !torch.int
+  torch.bind_symbolic_shape %arg0, [%s], affine_map<()[s0] -> (s0, s0)> : !torch.vtensor<[?,?],f32>
+  %int0 = torch.constant.int 0
+  %none = torch.constant.none
+  %r = torch.aten.cumsum %arg0, %int0, %none : !torch.vtensor<[?,?],f32>, !torch.int, !torch.none -> !torch.vtensor<[?,?],f32>
+  return %r : !torch.vtensor<[?,?],f32>
 }
