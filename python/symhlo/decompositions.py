@@ -227,13 +227,152 @@ def upsample_nearest(x: torch.Tensor, output_size, scale_factors) -> torch.Tenso
     return upsample_nearest_sized(x, output_size, scale_factors) if out is NotImplemented else out
 
 
+def sdpa_flash_for_cpu(query, key, value, dropout_p: float = 0.0, is_causal: bool = False, *,
+                       attn_mask=None, scale=None):
+    """aten._scaled_dot_product_flash_attention_for_cpu -> the math attention, laid out as the
+    op's meta says (`empty_like(query)`), not as torch's decomposition lays it out.
+
+    torch.export traces `F.scaled_dot_product_attention` with the flash kernel's meta, whose
+    output has the query's memory layout: for HF attention, q = linear(x).view(b, s, h, d)
+    .transpose(1, 2), so (b, s, h, d) in memory, and the model then does `.transpose(1, 2)
+    .reshape(b, s, h*d).view(-1, h*d)` (GPT-2's Conv1D), a valid view. torch's decomposition,
+    which run_decompositions uses, instead restrides the math output to (s, b, h, d) (it
+    assumes nn.MultiheadAttention's permute), and retracing that `view` with symbolic strides
+    then fails ("Cannot view a tensor with shape [s0, s1, 32] and strides (32, 32*s0, 1)").
+    Values are the same either way; only the strides differ, so copying the math output into
+    `empty_like(query)` (the meta's own construction) keeps every later view valid, for any
+    query layout. Returns (output, logsumexp) as the op does.
+    """
+    if dropout_p != 0.0:
+        return NotImplemented
+    output, attn = aten._scaled_dot_product_attention_math.default(
+        query, key, value, attn_mask=attn_mask, dropout_p=dropout_p, is_causal=is_causal,
+        dropout_mask=None, scale=scale, enable_gqa=query.size(1) != key.size(1))
+    return aten.copy.default(torch.empty_like(query), output), attn
+
+
+def remainder(a, b):
+    """aten.remainder (Python's `%`: the result takes the divisor's sign) -> fmod + a correction.
+
+    torch-mlir lowers aten.remainder to `stablehlo.remainder`, which is C's fmod (the dividend's
+    sign): -3 % 5 came out -3 instead of 2. torch's CPU kernel computes
+    `r = fmod(a, b); r + b where r != 0 and sign(r) != sign(b)`, and so does this (same values,
+    NaN where b == 0, also for integers).
+    """
+    # Scalars as 0-d tensors: torch-mlir lowers aten.fmod.Tensor, not fmod.Scalar.
+    if not isinstance(a, torch.Tensor):  # remainder.Scalar_Tensor: scalar % tensor
+        a = torch.scalar_tensor(a, dtype=torch.result_type(a, b))
+    if isinstance(b, torch.Tensor):
+        r = torch.fmod(a, b)
+        fix = ((r < 0) & (b > 0)) | ((r > 0) & (b < 0))  # no bool-tensor compares: see below
+    else:  # remainder.Scalar: tensor % scalar, whose sign is known here
+        r = torch.fmod(a, torch.scalar_tensor(b, dtype=torch.result_type(a, b)))
+        # (`(r < 0) != (b < 0)` with a constant side came out as `r >= 0` after torch-mlir)
+        fix = (r < 0) if b > 0 else (r > 0) if b < 0 else torch.zeros_like(r, dtype=torch.bool)
+    return torch.where(fix, r + b, r)
+
+
+def roll(x, shifts, dims=()):
+    """aten.roll -> one index_select per rolled axis, index (arange(n) - s) mod n.
+
+    torch-mlir decomposes roll into two slices and a cat that is wrong when the shift is a
+    multiple of the axis size (roll(x, 0, 0) came out twice as long; roll(x, 2, 1) on a
+    `?` axis of size 2 returned x unchanged): with `?` axes that is a silent error at some
+    sizes. The modulus is taken on tensors (fmod by a 0-d tensor holding the size, then + n
+    where negative), so no SymInt arithmetic is traced.
+    """
+    shifts = [shifts] if isinstance(shifts, int) else list(shifts)
+    dims = [dims] if isinstance(dims, int) else list(dims)
+    if not dims:
+        return roll(x.flatten(), shifts, [0]).view(x.shape)
+    if len(shifts) != len(dims):
+        return NotImplemented
+    for s, d in zip(shifts, dims):
+        n = x.shape[d]
+        n_t = torch.full((), n, dtype=torch.int64, device=x.device)
+        r = torch.fmod(torch.arange(n, device=x.device) - s, n_t)
+        x = torch.index_select(x, d, torch.where(r < 0, r + n_t, r))
+    return x
+
+
+def _on_0d_as_1d(op, fallback=None):
+    """`op` on a 0-d input -> the same op on its 1-element 1-d view, result viewed back as 0-d.
+
+    torch treats dim 0 / -1 of a 0-d tensor as the scalar itself; torch-mlir's StableHLO
+    lowering of reductions with keepdim (amax(x, 0, True), sum keepdim, logsumexp, var) and of
+    softmax segfaults on a 0-d operand (the whole process dies). On a 1-element 1-d operand the
+    op computes the same values. Other inputs go to `fallback` (torch-mlir's decomposition of
+    the op, when it has one) or keep the op.
+    """
+    import torch.utils._pytree as pytree
+
+    def decomposition(x, *args, **kwargs):
+        if isinstance(x, torch.Tensor) and x.dim() == 0:
+            out = op(x.reshape(1), *args, **kwargs)
+            return pytree.tree_map_only(torch.Tensor, lambda t: t.reshape(()), out)
+        return fallback(x, *args, **kwargs) if fallback is not None else NotImplemented
+
+    return decomposition
+
+
+def on_0d_as_1d(table) -> dict:
+    """_on_0d_as_1d for the reductions and normalizations that take a `dim`, over `table`."""
+    ops = (aten.amax.default, aten.amin.default, aten.sum.dim_IntList, aten.mean.dim,
+           aten.prod.dim_int, aten.any.dim, aten.all.dim, aten.max.dim, aten.min.dim,
+           aten.argmax.default, aten.argmin.default, aten.logsumexp.default, aten.var.correction,
+           aten.std.correction, aten.var_mean.correction, aten.std_mean.correction,
+           aten._softmax.default, aten._log_softmax.default, aten.cumsum.default,
+           aten.cumprod.default)
+    return {op: _on_0d_as_1d(op, table.get(op)) for op in ops}
+
+
+_TAN_LIMIT = 2.0 ** 26  # beyond it the f64 reduction below loses tan's leading digits
+
+
+def tan(x):
+    """aten.tan on float32/float16/bfloat16 -> a range reduction in f64 plus Cephes' tanf
+    polynomial in f32; NaN for |x| >= 2**26.
+
+    IREE 3.13's CPU `tan` loses up to ~8% relative accuracy (1.5% on OpInfo's sample) near the
+    poles, where tan = sin/cos amplifies cos's absolute error; eager's is within 1e-7. Here
+    x = k*pi/2 + r is reduced in f64 (two-part pi/2; only multiply/add/round, which every
+    backend has, no libm), tan(r) for |r| <= pi/4 is r + r^3 P(r^2), and odd k gives -1/tan(r).
+    Measured on IREE CPU: relative error <= 1.8e-7 for |x| up to 1e7 (eager: 8e-8). Past 2**26
+    the reduction's own rounding decides the result, so it is NaN, never a plausible number.
+    float64 keeps aten.tan.
+    """
+    if x.dtype not in (torch.float32, torch.float16, torch.bfloat16):
+        return NotImplemented
+    xd = x.double()
+    k = torch.round(xd * 0.6366197723675814)  # 2/pi
+    r = ((xd - k * 1.5707963267948966) - k * 6.123233995736766e-17).float()
+    z = r * r
+    p = (((((9.38540185543e-3 * z + 3.11992232697e-3) * z + 2.44301354525e-2) * z
+           + 5.34112807005e-2) * z + 1.33387994085e-1) * z + 3.33331568548e-1) * z * r + r
+    odd = (k - 2.0 * torch.floor(k * 0.5)) == 1.0
+    t = torch.where(odd, -1.0 / p, p)
+    t = torch.where(x.float().abs() < _TAN_LIMIT, t, float("nan"))
+    return t.to(x.dtype)
+
+
 def symhlo_decompositions() -> dict[torch._ops.OpOverload, Callable]:
     """The decompositions symhlo applies on top of torch-mlir's table."""
+    from .pooling import pooling_decompositions
+    from .views import as_strided_view
+
     return {
+        **pooling_decompositions(),
+        aten.as_strided.default: as_strided_view,
         aten.upsample_nearest1d.vec: upsample_nearest,
         aten.upsample_nearest2d.vec: upsample_nearest,
         aten._adaptive_avg_pool2d.default: adaptive_avg_pool2d,
         aten.native_group_norm.default: native_group_norm,
         aten.reflection_pad1d.default: reflection_pad,
         aten.reflection_pad2d.default: reflection_pad,
+        aten._scaled_dot_product_flash_attention_for_cpu.default: sdpa_flash_for_cpu,
+        aten.remainder.Tensor: remainder,
+        aten.remainder.Scalar: remainder,
+        aten.remainder.Scalar_Tensor: remainder,
+        aten.tan.default: tan,
+        aten.roll.default: roll,
     }

@@ -231,17 +231,50 @@ def import_exported_program(ep: torch.export.ExportedProgram, *,
     Weights are imported as inline dense constants (not `dense_resource`), which the portable
     artifact accepts.
     """
-    from .decompositions import symhlo_decompositions
+    from .decompositions import on_0d_as_1d, symhlo_decompositions
 
     snapshot = _shape_env_snapshot(ep)
-    ep = ep.run_decompositions({**get_decomposition_table(), **symhlo_decompositions()})
+    table = get_decomposition_table()
+    ep = ep.run_decompositions({**table, **on_0d_as_1d(table), **symhlo_decompositions()})
     reject_decomposition_guards(ep, snapshot)
+    _copy_state_in_lists(ep)
     ctx = new_context()
     importer = FxImporter(context=ctx)
     importer.import_frozen_program(_FrozenState(ep), func_name=func_name,
                                    import_symbolic_shape_expressions=True)
     _keep_user_outputs(importer.module, ep, func_name)
     return importer.module
+
+
+def _copy_state_in_lists(ep) -> None:
+    """A weight or buffer inside a list argument (Swin's `table[index_buffer]` is
+    `aten.index.Tensor(param, [buffer])`) is read through an `aten.clone` node.
+
+    import_frozen_program replaces each lifted placeholder by its tensor in every use, and its
+    list import accepts only graph nodes as tensor elements ("Heterogeneous lists are not
+    supported: expected vtensor, got torch.Tensor"); a clone stays a node (of the literal)."""
+    sig = ep.graph_signature
+    lifted = {**sig.inputs_to_parameters, **sig.inputs_to_buffers,
+              **sig.inputs_to_lifted_tensor_constants}
+    graph = ep.graph
+    for node in list(graph.nodes):
+        if node.op != "call_function":
+            continue
+        for i, arg in enumerate(node.args):
+            if not isinstance(arg, (list, tuple)):
+                continue
+            if not any(isinstance(a, torch.fx.Node) and a.op == "placeholder" and a.name in lifted
+                       for a in arg):
+                continue
+            items = []
+            for a in arg:
+                if isinstance(a, torch.fx.Node) and a.op == "placeholder" and a.name in lifted:
+                    with graph.inserting_before(node):
+                        c = graph.call_function(torch.ops.aten.clone.default, (a,))
+                    c.meta.update(a.meta)
+                    a = c
+                items.append(a)
+            node.update_arg(i, type(arg)(items) if isinstance(arg, tuple) else items)
 
 
 class _FrozenState:
