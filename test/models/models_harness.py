@@ -182,7 +182,8 @@ def _structure(x):
 def check_model(model: torch.nn.Module, args: Sequence[Any], dynamic_shapes, sizes: Sequence[Any],
                 *, name: str, family: str = "", kwargs: dict | None = None,
                 rtol: float = 1e-4, atol: float = 1e-4, check_specialization: bool = True,
-                expect_symbolic_outputs: bool = True, eager=None, compiled=None) -> Report:
+                expect_symbolic_outputs: bool = True, eager=None, compiled=None,
+                report: bool = True) -> Report:
     """Export + compile `model` once; run it at every call in `sizes`; compare with eager.
 
     Args:
@@ -198,6 +199,8 @@ def check_model(model: torch.nn.Module, args: Sequence[Any], dynamic_shapes, siz
       expect_symbolic_outputs: assert at least one output axis is `?`.
       eager: what to compare with (default: `model`), e.g. a reference loop.
       compiled: a list; when given, the CompiledModule is appended to it (to reuse it).
+      report: False keeps the result out of the session summary and $SYMHLO_MODELS_REPORT
+        (for small regression modules that are not model rows of the README table).
     Returns:
       the Report (printed at the end of the session and appended to $SYMHLO_MODELS_REPORT).
     """
@@ -273,7 +276,8 @@ def check_model(model: torch.nn.Module, args: Sequence[Any], dynamic_shapes, siz
             elif e.numel():
                 rep.max_abs_err = max(rep.max_abs_err, float((g.long() - e.long()).abs().max()))
         rep.sizes.append(shapes(c))
-    record(rep)
+    if report:
+        record(rep)
     return rep
 
 

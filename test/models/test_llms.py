@@ -73,3 +73,55 @@ def test_decoder_llm(family, attn):
     check_model(model, (), dynamic, [tokens(1, 1), tokens(2, 13, pad=5), tokens(5, 4, pad=1)],
                 kwargs=example.kwargs, name=f"{family} ({attn})", family="decoder LLM",
                 rtol=1e-4, atol=1e-4, check_specialization=attn == "sdpa")
+
+
+class _Buffers(torch.nn.Module):
+    """The import failure in miniature: a non-persistent buffer (in `ep.constants`, not in the
+    state dict, like rotary `inv_freq`) and a tensor constant created in forward (lifted)."""
+
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("inv_freq", torch.arange(0, 8, 2, dtype=torch.float32) / 8,
+                             persistent=False)
+        self.register_buffer("scale", torch.full((4,), 0.5))        # persistent: state dict
+
+    def forward(self, x):
+        pos = torch.arange(x.shape[1], dtype=torch.float32)
+        freqs = pos[:, None] * self.inv_freq[None, :]               # (seq, 4)
+        bias = torch.tensor([1.0, -1.0, 2.0, -2.0])                 # lifted tensor constant
+        return x * freqs.cos() * self.scale + bias
+
+
+def test_non_persistent_buffers_and_lifted_constants():
+    from models_harness import randn
+
+    seq = Dim("seq", min=1, max=SEQ_MAX)
+    check_model(_Buffers(), (randn(3, 7, 4),), ({0: Dim("batch", min=1, max=16), 1: seq},),
+                [(randn(1, 1, 4),), (randn(2, 13, 4),), (randn(5, 4, 4),)],
+                name="non-persistent buffer", report=False)
+
+
+class _SdpaThenView(torch.nn.Module):
+    """GPT-2's attention shape in miniature: q/k/v = linear(x).view(b, s, h, d).transpose(1, 2),
+    sdpa, then transpose + reshape + view(-1, h*d) (valid only with the layout sdpa's meta gives)."""
+
+    def __init__(self):
+        super().__init__()
+        self.qkv, self.out = torch.nn.Linear(16, 48), torch.nn.Linear(16, 16)
+
+    def forward(self, x):
+        b, s, _ = x.shape
+        q, k, v = (t.view(b, s, 4, 4).transpose(1, 2) for t in self.qkv(x).split(16, dim=2))
+        a = torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=True)
+        a = a.transpose(1, 2).reshape(b, s, 16)
+        return self.out(a.view(-1, 16)).view(b, s, 16)
+
+
+def test_sdpa_output_layout_keeps_views_valid():
+    from models_harness import randn
+
+    torch.manual_seed(0)
+    check_model(_SdpaThenView(), (randn(3, 7, 16),),
+                ({0: Dim("batch", min=1, max=16), 1: Dim("seq", min=1, max=SEQ_MAX)},),
+                [(randn(1, 1, 16),), (randn(2, 13, 16),), (randn(5, 4, 16),)],
+                name="sdpa then view", report=False)
