@@ -41,6 +41,7 @@ class Dim:
     max: int | None
     bindings: list[tuple[str, int]] = field(default_factory=list)
     derived: list[tuple[str, int, str]] = field(default_factory=list)
+    relations: list[str] = field(default_factory=list)  # `m <= n`: relations naming this symbol
 
     @property
     def unbounded(self) -> bool:
@@ -50,7 +51,8 @@ class Dim:
         hi = "inf" if self.max is None else self.max
         where = ", ".join(f"{i}[{a}]" for i, a in self.bindings) or "-"
         derived = "".join(f", {i}[{a}] = {e}" for i, a, e in self.derived)
-        return f"Dim({self.name}: [{self.min}, {hi}] at {where}{derived})"
+        relations = "".join(f", {r}" for r in self.relations)
+        return f"Dim({self.name}: [{self.min}, {hi}] at {where}{derived}{relations})"
 
 
 @dataclass
@@ -125,6 +127,10 @@ class SymbolTable:
                     for s in sorted(e.free_symbols, key=str):
                         if str(s) in out:
                             out[str(s)].derived.append((spec.name, axis, _render(e, self.names)))
+        for text, _, syms in self._relation_checks:
+            for s in sorted(syms):
+                if s in out:
+                    out[s].relations.append(self.render(text))
         return sorted(out.values(), key=lambda d: (not d.bindings, d.name))
 
     def to_json(self) -> dict:
