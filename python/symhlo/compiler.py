@@ -22,7 +22,7 @@ from symhlo.passes.registry import PipelineError, run_pipeline
 
 from .dims import SymbolTable
 from .errors import CompileError, DeviceError, ShapeError, SymhloError
-from .export import StableHLOProgram, export as _export
+from .export import StableHLOProgram, export as _export, narrow_program
 from .inputs import Profile, profile_groups
 from .runtime import TARGETS, Runtime, check_program, check_vmfb, target_flags, to_numpy, to_torch
 from .stages import Stage, StageTimer, bump as _bump, stats
@@ -489,7 +489,7 @@ def compile(model, args: Sequence | None = None, *, inputs=None, dynamic_shapes=
         return _compile_profiles(model, groups, kwargs, target, target_arch, extra, verbose)
     timer = StageTimer(verbose)
     if isinstance(model, StableHLOProgram):
-        prog = model
+        prog = model if inputs is None else narrow_program(model, inputs)
     else:
         prog = _export(model, args, kwargs=kwargs, dynamic_shapes=dynamic_shapes, inputs=inputs,
                        verbose=verbose)

@@ -165,6 +165,34 @@ def export(model_or_ep, args: Sequence | None = None, *, kwargs: dict | None = N
     return lower_exported_program(ep, names=names, timer=timer, input_names=inputs)
 
 
+def narrow_program(prog: StableHLOProgram, inputs) -> StableHLOProgram:
+    """`prog` with its ranges narrowed to `inputs` (symhlo.Input per tensor input), in @main's
+    contract and in the returned program's checks (see inputs.narrow_to_inputs).
+
+    Raises:
+      ValueError: an Input that does not fit the program (count, rank, dtype, no common size).
+    """
+    from torch_mlir import ir
+    from symhlo.passes.ir_util import new_context
+
+    from .contract import main_func, read_contract, write_contract
+    from .inputs import narrow_to_inputs
+
+    module = ir.Module.parse(prog.text, new_context())
+    func = main_func(module)
+    if func is None:
+        raise CompileError("the module has no func.func @main")
+    table = read_contract(func)
+    narrow_to_inputs(table, inputs)
+    signature = prog.symbols.signature or table.signature
+    write_contract(func, table, {s: s for s in table.ranges}, signature)
+    contract = read_contract(func)
+    contract.signature = signature
+    contract.assertions = list(getattr(prog.symbols, "assertions", []) or [])
+    return StableHLOProgram(text=str(module), symbols=contract, exported_program=prog.exported_program,
+                            times=dict(prog.times), in_spec=prog.in_spec, out_spec=prog.out_spec)
+
+
 def reject_data_dependent_ops(ep) -> None:
     """Raises UnsupportedOpError for the first op whose output size depends on tensor values.
 

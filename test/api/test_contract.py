@@ -314,3 +314,16 @@ def test_crafted_signature_is_refused(sig, pattern, tmp_path, capsys):
     (tmp_path / "c.mlir").write_text(_CRAFTED.format(sig=sig))
     assert cli.main(["compile", str(tmp_path / "c.mlir"), "-o", str(tmp_path / "c.vmfb")]) == 1
     assert re.search(pattern, capsys.readouterr().err)
+
+
+def test_inputs_narrow_a_stablehlo_program():
+    prog = symhlo.export(TwoInputs(), (torch.randn(3, 4), torch.randn(5, 4)),
+                         dynamic_shapes=({0: Dim("m")}, {0: Dim("n")}))
+    cm = symhlo.compile(prog, inputs=[symhlo.Input(min_shape=(2, 4), max_shape=(6, 4)),
+                                      symhlo.Input(min_shape=(1, 4), max_shape=(9, 4))])
+    assert "symhlo.symbols = {m = [2, 6], n = [1, 9]}" in _attrs(cm.stablehlo)
+    assert "symhlo.symbols = {m = [0, 9223372036854775807]" in _attrs(prog.text)  # prog is unchanged
+    a, b = torch.randn(6, 4), torch.randn(9, 4)
+    torch.testing.assert_close(cm(y=b, x=a), TwoInputs()(a, b))
+    with pytest.raises(symhlo.ShapeError, match=r"^y: axis 0 is 10, above max 9 of 'n'$"):
+        cm(a, torch.randn(10, 4))
