@@ -326,32 +326,32 @@ def on_0d_as_1d(table) -> dict:
     return {op: _on_0d_as_1d(op, table.get(op)) for op in ops}
 
 
-_TAN_LIMIT = 2.0 ** 26  # beyond it the f64 reduction below loses tan's leading digits
+_TAN_LIMIT = 8192.0  # Cephes' tanf limit: past it the 3-part pi/2 loses exactness
 
 
 def tan(x):
-    """aten.tan on float32/float16/bfloat16 -> a range reduction in f64 plus Cephes' tanf
-    polynomial in f32; NaN for |x| >= 2**26.
+    """aten.tan on float32/float16/bfloat16 -> Cephes' tanf in f32 ops; NaN for |x| > 8192.
 
     IREE 3.13's CPU `tan` loses up to ~8% relative accuracy (1.5% on OpInfo's sample) near the
     poles, where tan = sin/cos amplifies cos's absolute error; eager's is within 1e-7. Here
-    x = k*pi/2 + r is reduced in f64 (two-part pi/2; only multiply/add/round, which every
-    backend has, no libm), tan(r) for |r| <= pi/4 is r + r^3 P(r^2), and odd k gives -1/tan(r).
-    Measured on IREE CPU: relative error <= 1.8e-7 for |x| up to 1e7 (eager: 8e-8). Past 2**26
-    the reduction's own rounding decides the result, so it is NaN, never a plausible number.
+    x = k*pi/2 + r with k = round(x * 2/pi) and r reduced by a 3-part pi/2 (Cody-Waite; the
+    first two parts have few enough bits that k * part is exact for |k| < 2**13), tan(r) for
+    |r| <= pi/4 is r + r^3 P(r^2), and odd k gives -1/tan(r). Only f32 multiply/add/round: no
+    libm, no f64 (which symhlo's compile demotes to f32 when no input or output is f64).
+    Past 8192 the reduction is no longer exact, so the result is NaN, never a plausible number.
     float64 keeps aten.tan.
     """
     if x.dtype not in (torch.float32, torch.float16, torch.bfloat16):
         return NotImplemented
-    xd = x.double()
-    k = torch.round(xd * 0.6366197723675814)  # 2/pi
-    r = ((xd - k * 1.5707963267948966) - k * 6.123233995736766e-17).float()
+    xf = x.float()
+    k = torch.round(xf * 0.63661977236758134)  # 2/pi
+    r = ((xf - k * 1.5703125) - k * 4.837512969970703125e-4) - k * 7.54978995489188216e-8
     z = r * r
     p = (((((9.38540185543e-3 * z + 3.11992232697e-3) * z + 2.44301354525e-2) * z
            + 5.34112807005e-2) * z + 1.33387994085e-1) * z + 3.33331568548e-1) * z * r + r
     odd = (k - 2.0 * torch.floor(k * 0.5)) == 1.0
     t = torch.where(odd, -1.0 / p, p)
-    t = torch.where(x.float().abs() < _TAN_LIMIT, t, float("nan"))
+    t = torch.where(xf.abs() <= _TAN_LIMIT, t, float("nan"))
     return t.to(x.dtype)
 
 
