@@ -121,6 +121,15 @@ def _max_pool_with_indices(nd: int):
         """
         k, s, p, d = _args(x, kernel_size, stride, padding, dilation, nd)
         sizes = list(x.shape[-nd:])
+        if any(isinstance(n, torch.SymInt) and not n.node.expr.is_number for n in sizes):
+            from .errors import UnsupportedOpError
+            from .views import _source_line
+
+            raise UnsupportedOpError(
+                f"unsupported op 'aten.max_pool{nd}d_with_indices' (return_indices=True) over "
+                f"dynamic spatial dims at {_source_line()}: the running max over strided slices "
+                "needs more than IREE 3.13's 64 push constants per dispatch, and torch-mlir's "
+                "variadic reduce_window has no IREE lowering; a dynamic batch alone works")
         geoms = [_pool_geometry(sizes[i], k[i], s[i], p[i], d[i], ceil_mode) for i in range(nd)]
         xp = _pad(x, geoms, p, _lowest(x.dtype), x.dim() - nd)
         # flat index over the spatial axes: sum_i arange(n_i) * stride_i, broadcast
