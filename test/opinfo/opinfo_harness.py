@@ -253,7 +253,7 @@ def _refusal(e) -> dict:
     m = re.search(r"unsupported op '([^']+)'", text)
     op = m.group(1) if m else None
     unlocated = bool(re.search(r"loc\(unknown\)|unknown location|unknown source line", text)) \
-        or not re.search(r"\.py\"?:\d+|loc\(\"", text)
+        or not re.search(r"\.py\"?:\d+|\.py\", line \d+|loc\(\"", text)
     return {"aten_op": op, "located": not unlocated}
 
 
