@@ -98,7 +98,10 @@ def test_mobilenet_v2():
     cfg = transformers.MobileNetV2Config(depth_multiplier=0.25, min_depth=4, image_size=64,
                                          tf_padding=False)
     model = reinit(transformers.MobileNetV2Model(cfg))
-    _check_image_model(model, "mobilenet_v2", 32, [(2, 2, 3), (1, 2, 2), (2, 2, 3), (3, 3, 2)])
+    # ~50 layers with ReLU6 clipping: float32 reassociation differs by up to ~2e-4 on outputs
+    # of magnitude ~10 (6 of 23040 elements past 1e-4)
+    _check_image_model(model, "mobilenet_v2", 32, [(2, 2, 3), (1, 2, 2), (2, 2, 3), (3, 3, 2)],
+                       rtol=1e-3, atol=1e-3)
 
 
 def test_convnext():
