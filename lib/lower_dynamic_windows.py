@@ -48,6 +48,12 @@ class UnsupportedWindow(Exception):
     """A windowed op over dynamic spatial dims that this pass has no rewrite for."""
 
 
+class UnsupportedWindowFailure(PassFailure):
+    """The pass's failure: ops it cannot lower (symhlo.compile raises UnsupportedOpError)."""
+
+    unsupported_op = True
+
+
 class _Emitter:
     """Builds index arithmetic and tensors in front of one op."""
 
@@ -368,4 +374,5 @@ class LowerDynamicWindowsForIree(Pass):
                     diags.append((loc, f"'{op.name}' over dynamic spatial dims with {e} has no "
                                        f"IREE lowering ({self.name})"))
         if diags:
-            raise PassFailure(f"{len(diags)} windowed op(s) cannot be lowered for IREE", diags)
+            raise UnsupportedWindowFailure(
+                f"{len(diags)} windowed op(s) cannot be lowered for IREE", diags)

@@ -43,6 +43,10 @@ def prepare_for_iree(stablehlo_text: str) -> str:
         module = ir.Module.parse(stablehlo_text, ctx)
         run_pipeline(module, "symhlo-stablehlo-to-iree-input-pipeline")
     except PipelineError as e:  # a pass that crashed keeps its exception as the cause
+        if getattr(e, "unsupported_op", False):   # e.g. grouped conv3d over `?` spatial dims
+            from .errors import UnsupportedOpError
+
+            raise UnsupportedOpError(str(e)) from e.__cause__
         raise CompileError(str(e)) from e.__cause__
     return str(module)
 

@@ -1,0 +1,62 @@
+"""Grouped / depthwise 1-D and 2-D convolutions, transposed 1-D and conv3d over dynamic spatial
+dims vs eager (symhlo-lower-dynamic-windows-for-iree emits linalg named convs: IREE 3.13 rejects
+stablehlo.convolution over `?` spatial dims); grouped conv3d there is refused as
+UnsupportedOpError, where a raw ValueError ("Attribute strides has length 2") used to escape."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+from torch.export import Dim
+
+import symhlo
+
+
+class Convs(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.g1 = torch.nn.Conv1d(8, 8, 5, padding=2, groups=4)            # wav2vec2-style
+        self.d1 = torch.nn.Conv1d(8, 8, 3, stride=2, padding=1, groups=8)  # depthwise 1-D
+        self.g1b = torch.nn.Conv1d(8, 16, 4, padding=2, groups=2, dilation=2)
+        self.t1 = torch.nn.ConvTranspose1d(8, 4, 4, stride=2, padding=1)
+        self.c2 = torch.nn.Conv2d(3, 8, 3, padding=1)
+        self.d2 = torch.nn.Conv2d(8, 8, 3, stride=2, padding=1, groups=8)  # depthwise 2-D
+        self.g2 = torch.nn.Conv2d(8, 16, 3, padding=1, groups=2)
+        self.c3 = torch.nn.Conv3d(3, 4, 3, padding=1, stride=(1, 2, 2))
+
+    def forward(self, x1, x2, x3):
+        y2 = self.c2(x2)
+        return (self.g1(x1), self.d1(x1), self.g1b(x1), self.t1(x1), self.d2(y2), self.g2(y2),
+                self.c3(x3))
+
+
+def test_grouped_depthwise_conv3d_dynamic():
+    torch.manual_seed(0)
+    m = Convs().eval()
+    b = Dim("b", min=1, max=8)
+    spec = ({0: b, 2: Dim("L", min=4, max=64)},
+            {0: b, 2: Dim("h", min=4, max=32), 3: Dim("w", min=4, max=32)},
+            {0: b, 2: Dim("d", min=3, max=16), 3: 2 * Dim("hh", min=2, max=16),
+             4: 2 * Dim("ww", min=2, max=16)})
+
+    def args(n, L, h, w, d, hh, ww):
+        g = torch.Generator().manual_seed(n + L + h + w + d)
+        return (torch.randn(n, 8, L, generator=g), torch.randn(n, 3, h, w, generator=g),
+                torch.randn(n, 3, d, hh, ww, generator=g))
+
+    cm = symhlo.compile(m, args(2, 20, 10, 12, 5, 6, 8), dynamic_shapes=spec)
+    for sizes in [(1, 4, 4, 4, 3, 4, 4), (3, 33, 7, 9, 4, 6, 10), (2, 20, 10, 12, 5, 6, 8)]:
+        a = args(*sizes)
+        with torch.no_grad():
+            expected = m(*a)
+        for k, (g, e) in enumerate(zip(cm(*a), expected)):
+            torch.testing.assert_close(g, e, rtol=1e-4, atol=1e-5,
+                                       msg=lambda s: f"output {k} at {sizes}: {s}")
+
+
+def test_grouped_conv3d_dynamic_refused():
+    m = torch.nn.Conv3d(4, 4, 3, groups=2).eval()
+    with pytest.raises(symhlo.UnsupportedOpError,
+                       match=r"stablehlo\.convolution.*feature_group_count = 2 on a 3-D"):
+        symhlo.compile(m, (torch.randn(1, 4, 6, 5, 5),),
+                       dynamic_shapes=({2: Dim("d", min=4, max=16)},))
