@@ -355,6 +355,21 @@ def tan(x):
     return t.to(x.dtype)
 
 
+def clamp_tensor(x, min=None, max=None):
+    """aten.clamp.Tensor -> maximum / minimum, which broadcast as torch does.
+
+    torch-mlir lowers clamp.Tensor to `stablehlo.clamp` with bounds of their own shape, which the
+    op's rules forbid unless they are 0-d or the operand's shape: `clamp(x, lo)` with x 5x10x5 and
+    lo 5x1x5 gave a module that IREE rejected at the call.
+    """
+    out = x
+    if min is not None:
+        out = torch.maximum(out, min)
+    if max is not None:
+        out = torch.minimum(out, max)
+    return out
+
+
 def symhlo_decompositions() -> dict[torch._ops.OpOverload, Callable]:
     """The decompositions symhlo applies on top of torch-mlir's table."""
     from .pooling import pooling_decompositions
@@ -375,4 +390,5 @@ def symhlo_decompositions() -> dict[torch._ops.OpOverload, Callable]:
         aten.remainder.Scalar_Tensor: remainder,
         aten.tan.default: tan,
         aten.roll.default: roll,
+        aten.clamp.Tensor: clamp_tensor,
     }

@@ -99,3 +99,26 @@ def test_float_scalar_constants_with_a_reduction():
     for n in (5, 9):
         x, y = torch.randn(n, generator=g) * 5, torch.randn(n, generator=g) * 5
         torch.testing.assert_close(cm(x, y), Huber()(x, y), rtol=1e-5, atol=1e-5)
+
+
+class ClampByTensors(torch.nn.Module):
+    def forward(self, x, lo, hi):
+        return torch.clamp(x, lo), torch.clamp(x, None, hi), torch.clamp(lo, x, hi)
+
+
+def test_clamp_with_broadcast_tensor_bounds():
+    """torch-mlir's stablehlo.clamp took bounds of another shape (invalid StableHLO; IREE
+    refused the call): clamp.Tensor is decomposed into maximum / minimum, which broadcast."""
+    def inputs(b, n, w):
+        g = torch.Generator().manual_seed(b * 100 + n * 10 + w)
+        return (torch.randn(b, n, w, generator=g), torch.randn(b, 1, w, generator=g) - 0.5,
+                torch.randn(n, w, generator=g) + 0.5)
+
+    args = inputs(5, 10, 5)
+    dyn = ({0: A, 1: A, 2: A}, {0: A, 2: A}, {0: A, 1: A})
+    cm = symhlo.compile(ClampByTensors(), args, dynamic_shapes=dyn)
+    for b, n, w in ((5, 10, 5), (3, 7, 4)):
+        args = inputs(b, n, w)
+        for got, want in zip(cm(*args), ClampByTensors()(*args)):
+            assert got.shape == want.shape
+            torch.testing.assert_close(got, want, rtol=0, atol=0)
