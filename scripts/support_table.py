@@ -101,9 +101,23 @@ ROWS: tuple[Row, ...] = (
         ("test_core_models.py::test_conv_dynamic_batch", "test_cnn_ops.py::test_conv2d",
          "test_cnn_ops.py::test_conv_transpose2d", "test_cnn_ops.py::test_conv1d_stride_padding",
          "test_cnn_ops.py::test_iree_input_lowers_dynamic_windows_to_linalg")),
+    Row("op", "convolution (grouped, depthwise, 3-D)",
+        "grouped / depthwise conv1d (wav2vec2) and conv2d, transposed conv1d, conv3d over `?` batch "
+        "and spatial dims",
+        ("test_conv_dynamic.py::test_grouped_depthwise_conv3d_dynamic",)),
     Row("op", "pooling",
         "max / avg pooling (stride, padding, count_include_pad), adaptive avg pooling to 1x1",
         ("test_cnn_ops.py::test_pooling", "test_cnn_ops.py::test_max_pool2d_dynamic_batch_only")),
+    Row("op", "pooling options",
+        "max / avg pool 1-D, 2-D, 3-D crossed over ceil_mode, dilation, padding, count_include_pad, "
+        "divisor_override, return_indices (batch only), at sizes where ceil_mode changes the output",
+        ("test_pooling_options.py::test_max_pool2d", "test_pooling_options.py::test_avg_pool2d",
+         "test_pooling_options.py::test_max_pool1d_batch", "test_pooling_options.py::test_avg_pool1d",
+         "test_pooling_options.py::test_pool3d")),
+    Row("op", "as_strided",
+        "as_strided with symbolic sizes that is a reshape / permute of a contiguous tensor "
+        "(Swin's pooler)",
+        ("test_as_strided.py::test_as_strided_permuted_view",)),
     Row("op", "adaptive avg pooling (other sizes)",
         "adaptive_avg_pool2d to (2, 3), 7, (1, 4) over `?` batch and H/W, incl. H/W not divisible "
         "by the output and smaller than it",
@@ -129,6 +143,15 @@ ROWS: tuple[Row, ...] = (
     Row("data-dependent", "ops without a StableHLO lowering (e.g. fft)",
         "the error names the op and its source location, never a half-converted module",
         ("test_unsupported.py::test_op_without_stablehlo_lowering_is_named_with_location",)),
+    Row("data-dependent", "grouped conv3d, max pool with return_indices, over `?` spatial dims",
+        "no lowering IREE 3.13 compiles (grouped 3-D linalg conv; indices hit IREE's 64 push "
+        "constants): the error names the op",
+        ("test_conv_dynamic.py::test_grouped_conv3d_dynamic_refused",
+         "test_pooling_options.py::test_max_pool2d_indices_dynamic_hw_refused")),
+    Row("data-dependent", "as_strided with overlapping windows",
+        "a symbolic as_strided that is no reshape / permute (unfold-like windows): the error "
+        "names aten.as_strided and its source line",
+        ("test_as_strided.py::test_as_strided_windows_refused",)),
     # --- models --------------------------------------------------------------------------------
     Row("model", "GPT-2-style decoder",
         "tied LM head, learned positions from arange(seq), causal SDPA; `?` batch and sequence",
