@@ -49,10 +49,9 @@ class Dim:
 
     def __repr__(self) -> str:
         hi = "inf" if self.max is None else self.max
-        where = ", ".join(f"{i}[{a}]" for i, a in self.bindings) or "-"
-        derived = "".join(f", {i}[{a}] = {e}" for i, a, e in self.derived)
+        where = [f"{i}[{a}]" for i, a in self.bindings] + [f"{i}[{a}] = {e}" for i, a, e in self.derived]
         relations = "".join(f", {r}" for r in self.relations)
-        return f"Dim({self.name}: [{self.min}, {hi}] at {where}{derived}{relations})"
+        return f"Dim({self.name}: [{self.min}, {hi}] at {', '.join(where) or '-'}{relations})"
 
 
 @dataclass
@@ -476,9 +475,48 @@ def relations_from_guards(ep, inputs: list[InputSpec]) -> list[str]:
             _, _, syms = parse_relation(text)
         except ValueError:
             continue
-        if syms:
+        text = simplify_relation(text)
+        if syms and text is not None and text not in out:
             out.append(text)
     return out
+
+
+def simplify_relation(text: str) -> str | None:
+    """`((2*h) // 2) <= (2*h)` -> None (it holds for every size); `(2*h) - ((2*h) // 2) != 1` -> `h != 1`.
+
+    One comparison of size expressions is rewritten in sympy's normal form over non-negative
+    integer symbols; a comparison sympy decides as always true is dropped (None). Anything else
+    (and/or/not, chained comparisons) is returned unchanged.
+    """
+    import ast
+
+    try:
+        tree = ast.parse(text.strip(), mode="eval").body
+    except (SyntaxError, RecursionError, MemoryError, ValueError):
+        return text
+    ops = {ast.Lt: "<", ast.LtE: "<=", ast.Eq: "==", ast.NotEq: "!=", ast.Gt: ">", ast.GtE: ">="}
+    if not (isinstance(tree, ast.Compare) and len(tree.ops) == 1 and type(tree.ops[0]) in ops):
+        return text
+    try:
+        sides = [parse_shape_expr(ast.get_source_segment(text.strip(), n) or "")
+                 for n in (tree.left, tree.comparators[0])]
+    except ValueError:
+        return text
+    syms = {x for e in sides for x in e.free_symbols}
+    nonneg = {x: sympy.Symbol(str(x), integer=True, nonnegative=True) for x in syms}
+    lhs, rhs = (e.xreplace(nonneg) for e in sides)
+    rel = {"<": sympy.Lt, "<=": sympy.Le, "==": sympy.Eq, "!=": sympy.Ne, ">": sympy.Gt,
+           ">=": sympy.Ge}[ops[type(tree.ops[0])]](lhs, rhs)
+    if rel is sympy.true:
+        return None
+    if rel is sympy.false or not isinstance(rel, sympy.core.relational.Relational):
+        return text  # never true: keep it as written, so the check reports it
+    return f"{rel.lhs} {_op_of(rel)} {rel.rhs}"
+
+
+def _op_of(rel) -> str:
+    return {sympy.StrictLessThan: "<", sympy.LessThan: "<=", sympy.Equality: "==",
+            sympy.Unequality: "!=", sympy.StrictGreaterThan: ">", sympy.GreaterThan: ">="}[type(rel)]
 
 
 def from_exported_program(ep, user_names: dict[str, str] | None = None) -> SymbolTable:

@@ -56,7 +56,7 @@ def test_dims_list_range_bindings_and_derived():
     assert re.search(r"^h\s+2\s+100\s+-\s+x\[1\] = 2\*h, y\[1\] = h \+ 1$", table, re.M)
     cm = symhlo.compile(prog)
     assert [repr(d) for d in cm.dims] == [repr(d) for d in prog.dims]
-    assert repr(dims["h"]) == "Dim(h: [2, 100] at -, x[1] = 2*h, y[1] = h + 1)"
+    assert repr(dims["h"]) == "Dim(h: [2, 100] at x[1] = 2*h, y[1] = h + 1)"
     x, y, z = torch.randn(3, 10), torch.randn(3, 6), torch.randn(3)
     for got, want in zip(cm(x, y, z), M()(x, y, z)):
         torch.testing.assert_close(got, want)

@@ -38,8 +38,10 @@ prog = symhlo.export(Halves(), (torch.randn(8, 3),), dynamic_shapes=({0: 2 * h},
 print(prog.text)
 # CHECK-LABEL: func.func @main
 # CHECK-SAME:    (%arg0: tensor<?x3xf32>) -> tensor<?x3xf32>
-# CHECK-SAME:    symhlo.arg_shapes = {{\[}}["[[S:s[0-9]+]] * 2", "3"]]
-# CHECK-SAME:    symhlo.result_shapes = {{\[}}["[[S]]", "3"]]
+# CHECK-SAME:    symhlo.arg_shapes = {{\[}}["2*h", "3"]]
+# CHECK-SAME:    symhlo.relations = {{\[}}"h != 1", "3*h >= 2"]
+# CHECK-SAME:    symhlo.result_shapes = {{\[}}["h", "3"]]
+# CHECK-SAME:    symhlo.symbols = {h = [2, 64]}
 # CHECK:         %[[D:.*]] = stablehlo.get_dimension_size %arg0, dim = 0
 # CHECK:         %[[N:.*]] = stablehlo.convert %[[D]]
 # CHECK:         %[[HALF:.*]] = stablehlo.divide %[[N]], %{{.*}} : tensor<i64>
@@ -48,4 +50,4 @@ print(prog.text)
 # CHECK:         stablehlo.multiply %[[LO]], %[[HI]] : tensor<?x3xf32>
 for d in prog.dims:
     print("DERIVED", d)
-# CHECK: DERIVED Dim(h: {{.*}} x[0] = 2*h)
+# CHECK: DERIVED Dim(h: [2, 64] at x[0] = 2*h, h != 1, 3*h >= 2)
