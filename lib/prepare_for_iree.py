@@ -36,6 +36,7 @@ assume it does not expand and compute wrong numbers when it is 1.
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 
@@ -44,11 +45,125 @@ from torch_mlir import ir
 from .ir_util import create, walk_ops, is_dynamic
 from .registry import Pass, PassFailure
 from .simplify_broadcasts import is_identity_broadcast
-from .size_facts import CONTRACT_ATTRS, SizeFacts, facts_for
+from .size_facts import CONTRACT_ATTRS, SizeFacts, facts_for, monomial, reassociation
+
+
+@dataclass(frozen=True)
+class ReshapePlan:
+    """How one dynamic_reshape is proven a reassociation: (source axes, result axes) per group,
+    the result type's sizes with every size the facts prove constant made static, and for each
+    `?` result axis the source axis of provably equal size (or None: read the shape operand)."""
+
+    groups: tuple
+    src_shape: tuple
+    dst_shape: tuple
+    same_as_src: tuple
+
+
+def plan_stablehlo_dynamic_reshape(op: ir.Operation, facts: SizeFacts) -> ReshapePlan | None:
+    """The reassociation that the size facts prove for `op`, or None (not proven)."""
+    x, shape = op.operands
+    src_t, dst_t = ir.RankedTensorType(x.type), ir.RankedTensorType(op.results[0].type)
+    vec = facts.vector(shape)
+    if vec is None or len(vec) != dst_t.rank or src_t.rank == 0 or dst_t.rank == 0:
+        return None
+    src = [facts.dim(x, i) for i in range(src_t.rank)]
+    dst = [int(s) if not is_dynamic(s) else vec[k] for k, s in enumerate(dst_t.shape)]
+    groups = reassociation(facts, src, dst)
+    if groups is None:
+        return None
+
+    def refined(exprs, shape):
+        out = []
+        for e, s in zip(exprs, shape):
+            m = monomial(facts, e)
+            out.append(m[0] if m is not None and not m[1] else s)
+        return tuple(out)
+
+    src_shape, dst_shape = refined(src, src_t.shape), refined(dst, dst_t.shape)
+    same = []
+    for k, s in enumerate(dst_shape):
+        match = None
+        if is_dynamic(s):
+            match = next((i for i in range(src_t.rank)
+                          if is_dynamic(src_shape[i]) and facts.equal(src[i], dst[k])), None)
+        same.append(match)
+    return ReshapePlan(tuple((tuple(a), tuple(b)) for a, b in groups), src_shape, dst_shape,
+                       tuple(same))
+
+
+def _reassoc_attr(groups) -> ir.ArrayAttr:
+    i64 = ir.IntegerType.get_signless(64)
+    return ir.ArrayAttr.get([ir.ArrayAttr.get([ir.IntegerAttr.get(i64, a) for a in g]) for g in groups])
+
+
+def convert_stablehlo_dynamic_reshape_reassociation(op: ir.Operation, plan: ReshapePlan) -> None:
+    """stablehlo.dynamic_reshape whose size facts prove it merges/splits adjacent axes ->
+    tensor.collapse_shape and/or tensor.expand_shape (IREE fuses these; it cannot see through
+    tensor.reshape).
+
+        %s = concatenate [dim(%x, 0) * dim(%x, 1), 256]
+        %r = stablehlo.dynamic_reshape %x, %s : (tensor<?x?x256xf32>, tensor<2xi64>) -> tensor<?x256xf32>
+      ==>
+        %r = tensor.collapse_shape %x [[0, 1], [2]] : tensor<?x?x256xf32> into tensor<?x256xf32>
+
+        %s = concatenate [dim(%y, 0), dim(%y, 1), 4, 64]
+        %r = stablehlo.dynamic_reshape %y, %s : (tensor<?x?x256xf32>, tensor<4xi64>) -> tensor<?x?x4x64xf32>
+      ==>
+        %r = tensor.expand_shape %y [[0], [1], [2, 3]] output_shape [%d0, %d1, 4, 64] : ...
+
+    A `?` result size is `tensor.dim` of the source axis it provably equals, else read from the
+    shape operand. Sizes the facts prove constant become static (with tensor.cast at the ends).
+    """
+    ip, loc = ir.InsertionPoint(op), op.location
+    x, shape = op.operands
+    src_t = ir.RankedTensorType(x.type)
+    result_t = ir.RankedTensorType(op.results[0].type)
+    elt, index = src_t.element_type, ir.IndexType.get()
+    dyn = ir.ShapedType.get_dynamic_size()
+
+    def const(v: int) -> ir.Value:
+        return create("arith.constant", [index], [], {"value": ir.IntegerAttr.get(index, v)},
+                      loc=loc, ip=ip).result
+
+    def cast(v: ir.Value, shape) -> ir.Value:
+        t = ir.RankedTensorType.get(list(shape), elt)
+        return v if v.type == t else create("tensor.cast", [t], [v], loc=loc, ip=ip).result
+
+    def dst_size(k: int) -> ir.Value:
+        i = plan.same_as_src[k]
+        if i is not None:
+            return create("tensor.dim", [index], [x, const(i)], loc=loc, ip=ip).result
+        e = create("tensor.extract", [ir.RankedTensorType(shape.type).element_type],
+                   [shape, const(k)], loc=loc, ip=ip).result
+        return create("arith.index_cast", [index], [e], loc=loc, ip=ip).result
+
+    v = cast(x, plan.src_shape)
+    src_groups = [g[0] for g in plan.groups]
+    dst_groups = [g[1] for g in plan.groups]
+    if any(len(g) > 1 for g in src_groups):
+        mid = []
+        for g in src_groups:
+            sizes = [plan.src_shape[i] for i in g]
+            mid.append(dyn if any(is_dynamic(s) for s in sizes) else math.prod(sizes))
+        mid_t = ir.RankedTensorType.get(mid, elt)
+        v = create("tensor.collapse_shape", [mid_t], [v], {"reassociation": _reassoc_attr(src_groups)},
+                   loc=loc, ip=ip).result
+    if any(len(g) > 1 for g in dst_groups):
+        sizes = [dst_size(k) for k, s in enumerate(plan.dst_shape) if is_dynamic(s)]
+        dst_t = ir.RankedTensorType.get(list(plan.dst_shape), elt)
+        v = create("tensor.expand_shape", [dst_t], [v, *sizes],
+                   {"reassociation": _reassoc_attr(dst_groups),
+                    "static_output_shape": ir.DenseI64ArrayAttr.get(list(plan.dst_shape))},
+                   loc=loc, ip=ip).result
+    v = cast(v, result_t.shape)
+    op.results[0].replace_all_uses_with(v)
+    op.erase()
 
 
 def convert_stablehlo_dynamic_reshape(op: ir.Operation) -> None:
-    """stablehlo.dynamic_reshape -> tensor.reshape with a from_elements shape of index extents.
+    """stablehlo.dynamic_reshape -> tensor.reshape with a from_elements shape of index extents
+    (the general form, for reshapes the size facts do not prove to be reassociations).
 
     Static result axes become index constants and dynamic ones are extracted from the shape
     operand, so IREE sees the sizes as scalars (an index tensor would cross a dispatch boundary).
@@ -109,50 +224,58 @@ class PrepareForIree(Pass):
     """Rewrite dynamic_reshape and unhinted dynamic broadcasts into forms IREE 3.13 compiles."""
 
     name = "symhlo-prepare-for-iree"
-    summary = "dynamic_reshape -> tensor.reshape; broadcast expansion hints from torch's contract"
+    summary = ("dynamic_reshape -> collapse/expand_shape where the size facts prove it, else "
+               "tensor.reshape; broadcast expansion hints from torch's contract")
 
     def run(self, module: ir.Module) -> None:
         with module.context, ir.Location.unknown():
             funcs = [op.operation for op in module.body.operations
                      if op.operation.name == "func.func"]
-            foreign = {f for f in funcs if not any(a in f.attributes for a in CONTRACT_ATTRS)}
-            plans: dict = {}
+            # Decide every reshape and broadcast before any rewrite changes the IR. Plans are
+            # kept by position in one snapshot of each function's ops: an ir.Operation's hash
+            # changes when a rewrite replaces one of its operands.
+            work = []
             diags = []
-            for f in foreign:  # decide every broadcast before any rewrite changes the IR
-                facts = _all_facts(f)
-                for op in walk_ops(f):
-                    if op.name == "stablehlo.dynamic_broadcast_in_dim":
-                        plan = plan_foreign_broadcast(op, facts)
-                        if isinstance(plan, str):
-                            diags.append((str(op.location), plan))
-                        else:
-                            plans[op] = plan
+            for f in funcs:
+                foreign = not any(a in f.attributes for a in CONTRACT_ATTRS)
+                ops = walk_ops(f)
+                plans: list = [None] * len(ops)
+                if foreign or any(op.name == "stablehlo.dynamic_reshape" for op in ops):
+                    facts = _all_facts(f)
+                    for k, op in enumerate(ops):
+                        if op.name == "stablehlo.dynamic_reshape":
+                            plans[k] = plan_stablehlo_dynamic_reshape(op, facts)
+                        elif op.name == "stablehlo.dynamic_broadcast_in_dim" and foreign:
+                            plan = plan_foreign_broadcast(op, facts)
+                            if isinstance(plan, str):
+                                diags.append((str(op.location), plan))
+                            else:
+                                plans[k] = plan
+                    del facts
+                work.append((foreign, ops, plans))
             if diags:
                 raise PassFailure(f"{len(diags)} broadcast(s) of `?` axes that may expand", diags)
-            for op in walk_ops(module.operation):
-                if op.name == "stablehlo.dynamic_reshape":
-                    convert_stablehlo_dynamic_reshape(op)
-                elif op.name == "stablehlo.dynamic_pad":
-                    convert_stablehlo_dynamic_pad(op)
-                elif op.name == "stablehlo.gather":
-                    convert_stablehlo_gather_unit_index_vector(op)
-                elif op.name == "stablehlo.dot_general" and _in(op, foreign):
-                    convert_stablehlo_dot_general_flatten(op)
-                elif op.name == "stablehlo.dynamic_broadcast_in_dim":
-                    if op in plans:
-                        apply_foreign_broadcast(op, plans[op])
-                    elif is_identity_broadcast(op):
-                        op.results[0].replace_all_uses_with(op.operands[0])
-                        op.erase()
-                    else:
-                        annotate_stablehlo_dynamic_broadcast_in_dim(op)
-
-
-def _in(op: ir.Operation, funcs: set) -> bool:
-    parent = op.parent
-    while parent is not None and parent.name != "func.func":
-        parent = parent.parent
-    return parent is not None and parent.operation in funcs
+            for foreign, ops, plans in work:
+                for op, plan in zip(ops, plans):
+                    if op.name == "stablehlo.dynamic_reshape":
+                        if plan is not None:
+                            convert_stablehlo_dynamic_reshape_reassociation(op, plan)
+                        else:
+                            convert_stablehlo_dynamic_reshape(op)
+                    elif op.name == "stablehlo.dynamic_pad":
+                        convert_stablehlo_dynamic_pad(op)
+                    elif op.name == "stablehlo.gather":
+                        convert_stablehlo_gather_unit_index_vector(op)
+                    elif op.name == "stablehlo.dot_general" and foreign:
+                        convert_stablehlo_dot_general_flatten(op)
+                    elif op.name == "stablehlo.dynamic_broadcast_in_dim":
+                        if plan is not None:
+                            apply_foreign_broadcast(op, plan)
+                        elif is_identity_broadcast(op):
+                            op.results[0].replace_all_uses_with(op.operands[0])
+                            op.erase()
+                        else:
+                            annotate_stablehlo_dynamic_broadcast_in_dim(op)
 
 
 def _all_facts(func: ir.Operation) -> SizeFacts:

@@ -111,12 +111,22 @@ def evaluate(e: Expr, shapes: Sequence[Sequence[int]]) -> int:
 class SizeFacts:
     """Sizes and integer scalars of one function's values, as expressions over its argument sizes.
 
+    In a function symhlo exported from torch.export (it carries the contract attributes, see
+    `has_symhlo_contract`), a `?` operand axis of `dynamic_broadcast_in_dim` never expands: its
+    result axis has the operand's size. That is the fact prepare-for-iree hands IREE as
+    `known_nonexpanding_dimensions`, and it identifies torch-mlir's broadcast size arithmetic
+    (`a == 1 ? b : a`) with `a`.
+
     Args:
       func: the `func.func` whose block arguments are the leaves.
+      contract: apply torch's contract (default: when `func` carries the contract attributes).
     """
 
-    def __init__(self, func: ir.Operation):
+    def __init__(self, func: ir.Operation, contract: bool | None = None):
         self.func = func.operation
+        if contract is None:
+            contract = any(a in self.func.attributes for a in CONTRACT_ATTRS)
+        self.contract = contract
         self.args = list(self.func.regions[0].blocks[0].arguments)
         self._arg_index = {a: k for k, a in enumerate(self.args)}
         self._scalar: dict[ir.Value, Expr | None] = {}
@@ -183,6 +193,14 @@ class SizeFacts:
                 self.assume_equal(exprs[0], e)  # StableHLO: elementwise operands have equal shapes
                 self.implied.append((exprs[0], e, op))
             return exprs[0] if exprs else self._opaque_dim(v, axis)
+        if name == "stablehlo.dynamic_broadcast_in_dim" and self.contract:
+            bd = dims_attr("broadcast_dimensions")
+            if axis in bd and is_dynamic(ir.RankedTensorType(ops[0].type).shape[bd.index(axis)]):
+                e = self.dim(ops[0], bd.index(axis))
+                vec = self.vector(ops[1])
+                if vec is not None:
+                    self.assume_equal(vec[axis], e)
+                return e
         if name in ("stablehlo.dynamic_broadcast_in_dim", "stablehlo.dynamic_iota",
                     "stablehlo.dynamic_reshape"):
             vec = self.vector(ops[1] if name != "stablehlo.dynamic_iota" else ops[0])
@@ -245,6 +263,33 @@ class SizeFacts:
                 n = self.dim(ops[0], axis)
                 inner = make("mul", make("max", make("sub", n, 1), 0), interior[axis])
                 return make("add", make("add", n, inner), make("add", lo[axis], hi[axis]))
+        if name == "tensor.extract_slice":
+            sizes = dims_attr("static_sizes")
+            dyn = [k for k, n in enumerate(sizes) if is_dynamic(n)]
+            counts = [int(x) for x in ir.DenseI32ArrayAttr(op.attributes["operandSegmentSizes"])]
+            size_ops = ops[1 + counts[1]:1 + counts[1] + counts[2]]
+            dropped = _dropped_unit_axes(sizes, ir.RankedTensorType(v.type).rank)
+            if dropped is not None:
+                axes = [k for k in range(len(sizes)) if k not in dropped]
+                k = axes[axis]
+                if not is_dynamic(sizes[k]):
+                    return int(sizes[k])
+                e = self.scalar(size_ops[dyn.index(k)])
+                if e is not None:
+                    return e
+        if name == "tensor.expand_shape":
+            out = dims_attr("static_output_shape")
+            dyn = [k for k, n in enumerate(out) if is_dynamic(n)]
+            e = self.scalar(ops[1 + dyn.index(axis)]) if axis in dyn else None
+            if e is not None:
+                return e
+        if name == "tensor.collapse_shape":
+            groups = [[ir.IntegerAttr(a).value for a in ir.ArrayAttr(g)]
+                      for g in ir.ArrayAttr(op.attributes["reassociation"])]
+            total: Expr = 1
+            for a in groups[axis]:
+                total = make("mul", total, self.dim(ops[0], a))
+            return total
         if name in ("tensor.cast", "stablehlo.optimization_barrier", "stablehlo.custom_call") \
                 and len(ops) == 1:
             return self.dim(ops[0], axis)
@@ -261,6 +306,8 @@ class SizeFacts:
 
     def _compute_scalar(self, v: ir.Value) -> Expr | None:
         t = v.type
+        if isinstance(t, (ir.IndexType, ir.IntegerType)):
+            return self._compute_index(v)
         if not isinstance(t, ir.RankedTensorType):
             return None
         t = ir.RankedTensorType(t)
@@ -308,6 +355,38 @@ class SizeFacts:
         if name == "stablehlo.clamp":
             lo, x, hi = (self.scalar(o) for o in ops)
             return None if None in (lo, x, hi) else make("min", make("max", x, lo), hi)
+        return None
+
+    def _compute_index(self, v: ir.Value) -> Expr | None:
+        """An `index` or integer scalar (not a tensor) as the tensor ops of the IREE preparation
+        build them: arith.index_cast of a tensor.extract at a constant position, tensor.dim,
+        constants, integer arithmetic."""
+        op = defining_op(v)
+        if op is None:
+            return None
+        name, ops = op.name, list(op.operands)
+        if name == "arith.constant":
+            attr = op.attributes["value"]
+            return ir.IntegerAttr(attr).value if isinstance(attr, ir.IntegerAttr) else None
+        if name in ("arith.index_cast", "arith.index_castui", "arith.extsi"):
+            return self.scalar(ops[0])
+        if name == "tensor.extract":
+            src = ir.RankedTensorType(ops[0].type)
+            if src.rank == 0:
+                return self.scalar(ops[0])
+            if src.rank != 1 or len(ops) != 2:
+                return None
+            pos = self.scalar(ops[1])
+            vec = self.vector(ops[0])
+            return vec[pos] if isinstance(pos, int) and vec is not None and 0 <= pos < len(vec) else None
+        if name == "tensor.dim":
+            axis = self.scalar(ops[1])
+            return self.dim(ops[0], axis) if isinstance(axis, int) else None
+        arith = {"arith.muli": "mul", "arith.addi": "add", "arith.subi": "sub",
+                 "arith.maxsi": "max", "arith.minsi": "min"}
+        if name in arith:
+            a, b = self.scalar(ops[0]), self.scalar(ops[1])
+            return None if a is None or b is None else make(arith[name], a, b)
         return None
 
     def vector(self, v: ir.Value) -> list[Expr] | None:
@@ -371,6 +450,16 @@ class SizeFacts:
         return None
 
 
+def _dropped_unit_axes(sizes: list[int], rank: int) -> set[int] | None:
+    """The axes a rank-reducing tensor.extract_slice drops (static 1s, leading first), or None
+    when that is ambiguous."""
+    extra = len(sizes) - rank
+    if extra == 0:
+        return set()
+    units = [k for k, n in enumerate(sizes) if n == 1]
+    return set(units[:extra]) if len(units) == extra else None
+
+
 def _ints(text: str, key: str) -> list[int]:
     import re
 
@@ -428,3 +517,110 @@ def facts_for(func: ir.Operation) -> SizeFacts:
         if isinstance(cond, list) and cond[0] == "eq":
             facts.assume_equal(cond[1], cond[2])
     return facts
+
+
+# -- reshapes as reassociations ------------------------------------------------------------------
+
+Monomial = tuple  # (coefficient: int, atoms: tuple[str, ...] sorted, with repeats)
+
+
+def monomial(facts: SizeFacts, e: Expr) -> Monomial | None:
+    """`e` as coefficient * product of atoms, where an atom is the equality class of a size that
+    is not a product (a leaf `dim`, an opaque size, a quotient, ...); None for a non-positive
+    constant factor (a reshape with a 0 or negative extent is left to the general form)."""
+    if e is None:
+        return None
+    if isinstance(e, int):
+        return (e, ()) if e > 0 else None
+    k = facts._find(_key(e))
+    rep = facts._exprs.get(k)
+    if isinstance(rep, int):
+        return (rep, ()) if rep > 0 else None
+    if e[0] == "mul":
+        a, b = monomial(facts, e[1]), monomial(facts, e[2])
+        if a is None or b is None:
+            return None
+        return (a[0] * b[0], tuple(sorted(a[1] + b[1])))
+    return (1, (k,))
+
+
+def _mono_mul(a: Monomial, b: Monomial) -> Monomial:
+    return (a[0] * b[0], tuple(sorted(a[1] + b[1])))
+
+
+def _mono_divides(a: Monomial, b: Monomial) -> bool:
+    """a | b: a's coefficient divides b's and a's atoms are a sub-multiset of b's."""
+    if b[0] % a[0]:
+        return False
+    rest = list(b[1])
+    for atom in a[1]:
+        if atom not in rest:
+            return False
+        rest.remove(atom)
+    return True
+
+
+def reassociation(facts: SizeFacts, src: Sequence[Expr], dst: Sequence[Expr]
+                  ) -> list[tuple[list[int], list[int]]] | None:
+    """Groups (source axes, result axes) of a row-major reshape from sizes `src` to sizes `dst`
+    such that every group's sizes have provably equal products (as monomials over the size
+    classes `facts` knows): the reshape then only merges and splits adjacent axes, i.e. it is a
+    collapse_shape followed by an expand_shape. None when the facts do not prove it.
+
+    Unit axes (size 1) join the group of the nearest non-unit axis before them (the first group
+    when there is none). Every group has at least one axis on each side.
+    """
+    ms, md = [monomial(facts, e) for e in src], [monomial(facts, e) for e in dst]
+    if None in ms or None in md:
+        return None
+    one = (1, ())
+    a = [i for i, m in enumerate(ms) if m != one]
+    b = [j for j, m in enumerate(md) if m != one]
+    groups: list[tuple[list[int], list[int]]] = []
+    i = j = 0
+    while i < len(a) and j < len(b):
+        gi, gj = [a[i]], [b[j]]
+        pa, pb = ms[a[i]], md[b[j]]
+        i, j = i + 1, j + 1
+        while pa != pb:
+            if _mono_divides(pa, pb) and i < len(a):
+                pa = _mono_mul(pa, ms[a[i]])
+                gi.append(a[i])
+                i += 1
+            elif _mono_divides(pb, pa) and j < len(b):
+                pb = _mono_mul(pb, md[b[j]])
+                gj.append(b[j])
+                j += 1
+            elif i < len(a):  # neither divides (2a, 3 -> 3a, 2): widen the group
+                pa = _mono_mul(pa, ms[a[i]])
+                gi.append(a[i])
+                i += 1
+            elif j < len(b):
+                pb = _mono_mul(pb, md[b[j]])
+                gj.append(b[j])
+                j += 1
+            else:
+                return None
+        groups.append((gi, gj))
+    if i < len(a) or j < len(b):
+        return None
+    if not groups:  # every size is 1 on both sides: one group of everything
+        if not src or not dst:
+            return None
+        return [(list(range(len(src))), list(range(len(dst))))]
+    for side, n in ((0, len(src)), (1, len(dst))):
+        for axis in range(n):
+            if any(axis in g[side] for g in groups):
+                continue
+            before = [k for k, g in enumerate(groups) if g[side][0] < axis]
+            groups[before[-1] if before else 0][side].append(axis)
+    for g in groups:
+        g[0].sort()
+        g[1].sort()
+    # Groups must be contiguous runs in order on both sides.
+    for side in (0, 1):
+        flat = [x for g in groups for x in g[side]]
+        if flat != list(range(len(flat))) or any(g[side] != list(range(g[side][0], g[side][-1] + 1))
+                                                 for g in groups):
+            return None
+    return groups

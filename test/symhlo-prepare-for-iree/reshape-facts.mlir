@@ -1,0 +1,143 @@
+// RUN: symhlo-opt --symhlo-prepare-for-iree --split-input-file %s | FileCheck %s
+
+// A dynamic_reshape whose shape operand the size facts prove to merge or split adjacent axes
+// becomes tensor.collapse_shape / tensor.expand_shape (IREE fuses these; tensor.reshape blocks
+// its dispatch formation). Where the facts do not prove it, the general tensor.reshape stays.
+
+// b, s -> b*s: the shape operand is dim(x, 0) * dim(x, 1).
+// CHECK-LABEL: func @merge_batch_and_seq
+// CHECK-NOT:     tensor.reshape
+// CHECK:         %[[R:.*]] = tensor.collapse_shape %arg0 {{\[\[}}0, 1], [2]] : tensor<?x?x8xf32> into tensor<?x8xf32>
+// CHECK:         return %[[R]]
+func.func @merge_batch_and_seq(%arg0: tensor<?x?x8xf32>) -> tensor<?x8xf32> {
+  %c8 = stablehlo.constant dense<8> : tensor<1xi64>
+  %b = stablehlo.get_dimension_size %arg0, dim = 0 : (tensor<?x?x8xf32>) -> tensor<i32>
+  %s = stablehlo.get_dimension_size %arg0, dim = 1 : (tensor<?x?x8xf32>) -> tensor<i32>
+  %b64 = stablehlo.convert %b : (tensor<i32>) -> tensor<i64>
+  %s64 = stablehlo.convert %s : (tensor<i32>) -> tensor<i64>
+  %bs = stablehlo.multiply %b64, %s64 : tensor<i64>
+  %bs1 = stablehlo.reshape %bs : (tensor<i64>) -> tensor<1xi64>
+  %shape = stablehlo.concatenate %bs1, %c8, dim = 0 : (tensor<1xi64>, tensor<1xi64>) -> tensor<2xi64>
+  %0 = stablehlo.dynamic_reshape %arg0, %shape : (tensor<?x?x8xf32>, tensor<2xi64>) -> tensor<?x8xf32>
+  return %0 : tensor<?x8xf32>
+}
+
+// -----
+
+// b*s -> b, s and d -> heads, d/heads: the merged rows of an earlier reshape split back, with
+// the head split of a static axis in the same op (collapse nothing, expand two groups). The `?`
+// sizes are read from the shape operand (they are not sizes of the source).
+// CHECK-LABEL: func @split_rows_and_heads
+// CHECK:         %[[M:.*]] = tensor.collapse_shape %arg0 {{\[\[}}0, 1], [2]] : tensor<?x?x8xf32> into tensor<?x8xf32>
+// CHECK:         %[[T:.*]] = stablehlo.tanh %[[M]]
+// CHECK-DAG:     %[[B:.*]] = arith.index_cast %{{.*}} : i64 to index
+// CHECK-DAG:     %[[S:.*]] = arith.index_cast %{{.*}} : i64 to index
+// CHECK:         %[[E:.*]] = tensor.expand_shape %[[T]] {{\[\[}}0, 1], [2, 3]] output_shape [%[[B]], %[[S]], 2, 4] : tensor<?x8xf32> into tensor<?x?x2x4xf32>
+// CHECK-NOT:     tensor.reshape
+func.func @split_rows_and_heads(%arg0: tensor<?x?x8xf32>) -> tensor<?x?x2x4xf32> {
+  %c8 = stablehlo.constant dense<8> : tensor<1xi64>
+  %c24 = stablehlo.constant dense<[2, 4]> : tensor<2xi64>
+  %b = stablehlo.get_dimension_size %arg0, dim = 0 : (tensor<?x?x8xf32>) -> tensor<i32>
+  %s = stablehlo.get_dimension_size %arg0, dim = 1 : (tensor<?x?x8xf32>) -> tensor<i32>
+  %b64 = stablehlo.convert %b : (tensor<i32>) -> tensor<i64>
+  %s64 = stablehlo.convert %s : (tensor<i32>) -> tensor<i64>
+  %bs = stablehlo.multiply %b64, %s64 : tensor<i64>
+  %bs1 = stablehlo.reshape %bs : (tensor<i64>) -> tensor<1xi64>
+  %shape = stablehlo.concatenate %bs1, %c8, dim = 0 : (tensor<1xi64>, tensor<1xi64>) -> tensor<2xi64>
+  %0 = stablehlo.dynamic_reshape %arg0, %shape : (tensor<?x?x8xf32>, tensor<2xi64>) -> tensor<?x8xf32>
+  %1 = stablehlo.tanh %0 : tensor<?x8xf32>
+  %b1 = stablehlo.reshape %b64 : (tensor<i64>) -> tensor<1xi64>
+  %s1 = stablehlo.reshape %s64 : (tensor<i64>) -> tensor<1xi64>
+  %shape2 = stablehlo.concatenate %b1, %s1, %c24, dim = 0 : (tensor<1xi64>, tensor<1xi64>, tensor<2xi64>) -> tensor<4xi64>
+  %2 = stablehlo.dynamic_reshape %1, %shape2 : (tensor<?x8xf32>, tensor<4xi64>) -> tensor<?x?x2x4xf32>
+  return %2 : tensor<?x?x2x4xf32>
+}
+
+// -----
+
+// A keepdim reduce: ?x? -> ?x?x1. The `?` result sizes are the source's (tensor.dim).
+// CHECK-LABEL: func @unit_axis
+// CHECK-DAG:     %[[C0:.*]] = arith.constant 0 : index
+// CHECK-DAG:     %[[C1:.*]] = arith.constant 1 : index
+// CHECK-DAG:     %[[D0:.*]] = tensor.dim %arg0, %[[C0]]
+// CHECK-DAG:     %[[D1:.*]] = tensor.dim %arg0, %[[C1]]
+// CHECK:         tensor.expand_shape %arg0 {{\[\[}}0], [1, 2]] output_shape [%[[D0]], %[[D1]], 1] : tensor<?x?xf32> into tensor<?x?x1xf32>
+func.func @unit_axis(%arg0: tensor<?x?xf32>) -> tensor<?x?x1xf32> {
+  %c1 = stablehlo.constant dense<1> : tensor<1xi64>
+  %a = stablehlo.get_dimension_size %arg0, dim = 0 : (tensor<?x?xf32>) -> tensor<i32>
+  %b = stablehlo.get_dimension_size %arg0, dim = 1 : (tensor<?x?xf32>) -> tensor<i32>
+  %a1 = stablehlo.reshape %a : (tensor<i32>) -> tensor<1xi32>
+  %b1 = stablehlo.reshape %b : (tensor<i32>) -> tensor<1xi32>
+  %a64 = stablehlo.convert %a1 : (tensor<1xi32>) -> tensor<1xi64>
+  %b64 = stablehlo.convert %b1 : (tensor<1xi32>) -> tensor<1xi64>
+  %shape = stablehlo.concatenate %a64, %b64, %c1, dim = 0 : (tensor<1xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<3xi64>
+  %0 = stablehlo.dynamic_reshape %arg0, %shape : (tensor<?x?xf32>, tensor<3xi64>) -> tensor<?x?x1xf32>
+  return %0 : tensor<?x?x1xf32>
+}
+
+// -----
+
+// Refused: the rows of %arg0 are not known to be dim(%arg1, 0) * dim(%arg1, 1) (the types
+// alone would allow `?x8 -> ?x?x8` as a split): the general tensor.reshape stays.
+// CHECK-LABEL: func @split_not_proven
+// CHECK-NOT:     tensor.expand_shape
+// CHECK:         tensor.reshape %arg0
+func.func @split_not_proven(%arg0: tensor<?x8xf32>, %arg1: tensor<?x?xf32>) -> tensor<?x?x8xf32> {
+  %c8 = stablehlo.constant dense<8> : tensor<1xi64>
+  %b = stablehlo.get_dimension_size %arg1, dim = 0 : (tensor<?x?xf32>) -> tensor<i32>
+  %s = stablehlo.get_dimension_size %arg1, dim = 1 : (tensor<?x?xf32>) -> tensor<i32>
+  %b1 = stablehlo.reshape %b : (tensor<i32>) -> tensor<1xi32>
+  %s1 = stablehlo.reshape %s : (tensor<i32>) -> tensor<1xi32>
+  %b64 = stablehlo.convert %b1 : (tensor<1xi32>) -> tensor<1xi64>
+  %s64 = stablehlo.convert %s1 : (tensor<1xi32>) -> tensor<1xi64>
+  %shape = stablehlo.concatenate %b64, %s64, %c8, dim = 0 : (tensor<1xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<3xi64>
+  %0 = stablehlo.dynamic_reshape %arg0, %shape : (tensor<?x8xf32>, tensor<3xi64>) -> tensor<?x?x8xf32>
+  return %0 : tensor<?x?x8xf32>
+}
+
+// -----
+
+// Refused: a merge whose product is not the source's (dim0 * dim0 instead of dim0 * dim1),
+// though the types match the merge pattern exactly.
+// CHECK-LABEL: func @merge_wrong_product
+// CHECK-NOT:     tensor.collapse_shape
+// CHECK:         tensor.reshape %arg0
+func.func @merge_wrong_product(%arg0: tensor<?x?x8xf32>) -> tensor<?x8xf32> {
+  %c8 = stablehlo.constant dense<8> : tensor<1xi64>
+  %b = stablehlo.get_dimension_size %arg0, dim = 0 : (tensor<?x?x8xf32>) -> tensor<i32>
+  %b64 = stablehlo.convert %b : (tensor<i32>) -> tensor<i64>
+  %bb = stablehlo.multiply %b64, %b64 : tensor<i64>
+  %bb1 = stablehlo.reshape %bb : (tensor<i64>) -> tensor<1xi64>
+  %shape = stablehlo.concatenate %bb1, %c8, dim = 0 : (tensor<1xi64>, tensor<1xi64>) -> tensor<2xi64>
+  %0 = stablehlo.dynamic_reshape %arg0, %shape : (tensor<?x?x8xf32>, tensor<2xi64>) -> tensor<?x8xf32>
+  return %0 : tensor<?x8xf32>
+}
+
+// -----
+
+// torch-mlir's broadcast size `s == 1 ? other : s` is `s` under torch's contract (a function
+// symhlo exported: a `?` axis never expands), so the reshape of the broadcast merges b and s.
+// CHECK-LABEL: func @contract_broadcast_size
+// CHECK:         tensor.collapse_shape %{{.*}} {{\[\[}}0, 1], [2]] : tensor<?x?x8xf32> into tensor<?x8xf32>
+// CHECK-NOT:     tensor.reshape
+func.func @contract_broadcast_size(%arg0: tensor<?x?x8xf32>, %arg1: tensor<?x?x8xf32>) -> tensor<?x8xf32> attributes {symhlo.symbols = {}} {
+  %c8 = stablehlo.constant dense<8> : tensor<1xi64>
+  %one = stablehlo.constant dense<1> : tensor<i64>
+  %b = stablehlo.get_dimension_size %arg0, dim = 0 : (tensor<?x?x8xf32>) -> tensor<i32>
+  %s = stablehlo.get_dimension_size %arg0, dim = 1 : (tensor<?x?x8xf32>) -> tensor<i32>
+  %t = stablehlo.get_dimension_size %arg1, dim = 1 : (tensor<?x?x8xf32>) -> tensor<i32>
+  %b64 = stablehlo.convert %b : (tensor<i32>) -> tensor<i64>
+  %s64 = stablehlo.convert %s : (tensor<i32>) -> tensor<i64>
+  %t64 = stablehlo.convert %t : (tensor<i32>) -> tensor<i64>
+  %is1 = stablehlo.compare EQ, %s64, %one : (tensor<i64>, tensor<i64>) -> tensor<i1>
+  %n = stablehlo.select %is1, %t64, %s64 : tensor<i1>, tensor<i64>
+  %b1 = stablehlo.reshape %b64 : (tensor<i64>) -> tensor<1xi64>
+  %n1 = stablehlo.reshape %n : (tensor<i64>) -> tensor<1xi64>
+  %bshape = stablehlo.concatenate %b1, %n1, %c8, dim = 0 : (tensor<1xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<3xi64>
+  %y = stablehlo.dynamic_broadcast_in_dim %arg0, %bshape, dims = [0, 1, 2] : (tensor<?x?x8xf32>, tensor<3xi64>) -> tensor<?x?x8xf32>
+  %bs = stablehlo.multiply %b64, %s64 : tensor<i64>
+  %bs1 = stablehlo.reshape %bs : (tensor<i64>) -> tensor<1xi64>
+  %shape = stablehlo.concatenate %bs1, %c8, dim = 0 : (tensor<1xi64>, tensor<1xi64>) -> tensor<2xi64>
+  %0 = stablehlo.dynamic_reshape %y, %shape : (tensor<?x?x8xf32>, tensor<2xi64>) -> tensor<?x8xf32>
+  return %0 : tensor<?x8xf32>
+}
