@@ -97,6 +97,7 @@ _PASSES: dict[str, str] = {
     "symhlo-inline-private-calls": "inline_private_calls:InlinePrivateCalls",
     "symhlo-lower-shape-assertions": "lower_shape_assertions:LowerShapeAssertions",
     "symhlo-lower-dynamic-operand-ops": "lower_dynamic_operand_ops:LowerDynamicOperandOps",
+    "symhlo-normalize-softmax-for-iree": "softmax_for_iree:NormalizeSoftmaxForIree",
 }
 
 # name -> (summary, elements). Elements may name passes, upstream passes or other pipelines.
@@ -130,7 +131,8 @@ _PIPELINES: dict[str, tuple[str, list[str]]] = {
     "symhlo-stablehlo-to-iree-input-pipeline": (
         "Pure StableHLO -> the forms IREE 3.13 compiles (tensor reshapes, broadcast hints, "
         "linalg convs and pooling over dynamic spatial dims, static-size slices and gathers).",
-        ["symhlo-lower-dynamic-operand-ops", "symhlo-narrow-f64-constants-for-iree",
+        ["symhlo-lower-dynamic-operand-ops", "symhlo-normalize-softmax-for-iree",
+         "symhlo-narrow-f64-constants-for-iree",
          "symhlo-lower-dynamic-indexing-for-iree", "symhlo-prepare-for-iree",
          "symhlo-lower-dynamic-windows-for-iree", "canonicalize", "cse"],
     ),
