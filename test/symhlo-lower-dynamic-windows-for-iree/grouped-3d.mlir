@@ -30,11 +30,14 @@ func.func @conv1d_depthwise(%arg0: tensor<2x6x?xf32>, %arg1: tensor<6x1x3xf32>) 
 
 // -----
 
-// Conv3d over `?` depth / height / width.
+// Conv3d over `?` depth / height / width: im2col over the 27 window positions, one matmul.
 // CHECK-LABEL: func @conv3d
 // CHECK:         %[[P:.*]] = stablehlo.pad %arg0, %{{.*}}, low = [0, 0, 1, 1, 1], high = [0, 0, 1, 1, 1], interior = [0, 0, 0, 0, 0]
-// CHECK:         %[[E:.*]] = tensor.empty(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) : tensor<?x4x?x?x?xf32>
-// CHECK:         linalg.conv_3d_ncdhw_fcdhw {dilations = dense<1> : tensor<3xi64>, strides = dense<[1, 2, 2]> : tensor<3xi64>} ins(%[[P]], %arg1 : tensor<?x2x?x?x?xf32>, tensor<4x2x3x3x3xf32>)
+// CHECK:         stablehlo.transpose %[[P]], dims = [0, 2, 3, 4, 1]
+// CHECK:         linalg.generic
+// CHECK-SAME:      outs(%{{.*}} : tensor<?x?x?x?x3x3x3x2xf32>)
+// CHECK:         stablehlo.dot_general %{{.*}}, %{{.*}}, contracting_dims = [1] x [0] : (tensor<?x54xf32>, tensor<54x4xf32>) -> tensor<?x4xf32>
+// CHECK:         stablehlo.transpose %{{.*}}, dims = [0, 4, 1, 2, 3] : (tensor<?x?x?x?x4xf32>) -> tensor<?x4x?x?x?xf32>
 // CHECK-NOT:     stablehlo.convolution
 func.func @conv3d(%arg0: tensor<?x2x?x?x?xf32>, %arg1: tensor<4x2x3x3x3xf32>) -> tensor<?x4x?x?x?xf32> {
   %0 = stablehlo.convolution(%arg0, %arg1) dim_numbers = [b, f, 0, 1, 2]x[o, i, 0, 1, 2]->[b, f, 0, 1, 2], window = {stride = [1, 2, 2], pad = [[1, 1], [1, 1], [1, 1]], rhs_dilate = [1, 1, 1]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<?x2x?x?x?xf32>, tensor<4x2x3x3x3xf32>) -> tensor<?x4x?x?x?xf32>

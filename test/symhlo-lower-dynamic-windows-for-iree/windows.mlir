@@ -1,10 +1,14 @@
 // RUN: symhlo-opt --symhlo-lower-dynamic-windows-for-iree --split-input-file --verify-diagnostics %s | FileCheck %s
 
-// Convolutions and pooling over `?` spatial dims -> stablehlo.pad + linalg named ops, with the
-// output extents computed from the padded input: (padded - dilation*(window-1) - 1) / stride + 1.
+// Convolutions and pooling over `?` spatial dims -> stablehlo.pad + linalg, with the output
+// extents computed from the padded input: (padded - dilation*(window-1) - 1) / stride + 1.
+// An ungrouped convolution becomes im2col + one matmul, channels-last: a linalg.generic reads
+// each patch (input map n, oh*stride + kh, ow*stride + kw, c), the patches collapse to
+// (N*OH*OW) x (KH*KW*C) rows, a 2-D dot_general with the (KH*KW*C) x F kernel, and back.
 
+// CHECK-DAG:   #[[READ:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1 * 2 + d3, d2 * 2 + d4, d5)>
+// CHECK-DAG:   #[[ID:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3, d4, d5)>
 // CHECK-LABEL: func @conv2d_stride_pad
-// CHECK-DAG:     %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
 // CHECK-DAG:     %[[ZT:.*]] = stablehlo.constant dense<0.000000e+00> : tensor<f32>
 // CHECK:         %[[P:.*]] = stablehlo.pad %arg0, %[[ZT]], low = [0, 0, 1, 1], high = [0, 0, 1, 1], interior = [0, 0, 0, 0] : (tensor<?x3x?x?xf32>, tensor<f32>) -> tensor<?x3x?x?xf32>
 // CHECK:         %[[N:.*]] = tensor.dim %arg0, %{{.*}} : tensor<?x3x?x?xf32>
@@ -14,10 +18,16 @@
 // CHECK:         %[[OH:.*]] = arith.addi %[[H2]], %{{.*}} : index
 // CHECK:         %[[PW:.*]] = tensor.dim %[[P]], %{{.*}} : tensor<?x3x?x?xf32>
 // CHECK:         %[[OW:.*]] = arith.addi
-// CHECK:         %[[E:.*]] = tensor.empty(%[[N]], %[[OH]], %[[OW]]) : tensor<?x4x?x?xf32>
-// CHECK:         %[[F:.*]] = linalg.fill ins(%[[ZERO]] : f32) outs(%[[E]] : tensor<?x4x?x?xf32>)
-// CHECK:         %[[C:.*]] = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%[[P]], %arg1 : tensor<?x3x?x?xf32>, tensor<4x3x3x3xf32>) outs(%[[F]] : tensor<?x4x?x?xf32>)
-// CHECK:         return %[[C]]
+// CHECK:         %[[XT:.*]] = stablehlo.transpose %[[P]], dims = [0, 2, 3, 1] : (tensor<?x3x?x?xf32>) -> tensor<?x?x?x3xf32>
+// CHECK:         %[[E:.*]] = tensor.empty(%[[N]], %[[OH]], %[[OW]]) : tensor<?x?x?x3x3x3xf32>
+// CHECK:         %[[G:.*]] = linalg.generic {indexing_maps = [#[[READ]], #[[ID]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "parallel"]} ins(%[[XT]] : tensor<?x?x?x3xf32>) outs(%[[E]] : tensor<?x?x?x3x3x3xf32>)
+// CHECK:         %[[ROWS:.*]] = tensor.collapse_shape %[[G]] {{\[\[}}0, 1, 2], [3, 4, 5]] : tensor<?x?x?x3x3x3xf32> into tensor<?x27xf32>
+// CHECK:         %[[KT:.*]] = stablehlo.transpose %arg1, dims = [2, 3, 1, 0] : (tensor<4x3x3x3xf32>) -> tensor<3x3x3x4xf32>
+// CHECK:         %[[K2:.*]] = stablehlo.reshape %[[KT]] : (tensor<3x3x3x4xf32>) -> tensor<27x4xf32>
+// CHECK:         %[[MM:.*]] = stablehlo.dot_general %[[ROWS]], %[[K2]], contracting_dims = [1] x [0] : (tensor<?x27xf32>, tensor<27x4xf32>) -> tensor<?x4xf32>
+// CHECK:         %[[Y:.*]] = tensor.expand_shape %[[MM]] {{\[\[}}0, 1, 2], [3]] output_shape [%[[N]], %[[OH]], %[[OW]], 4] : tensor<?x4xf32> into tensor<?x?x?x4xf32>
+// CHECK:         %[[R:.*]] = stablehlo.transpose %[[Y]], dims = [0, 3, 1, 2] : (tensor<?x?x?x4xf32>) -> tensor<?x4x?x?xf32>
+// CHECK:         return %[[R]]
 // CHECK-NOT:     stablehlo.convolution
 func.func @conv2d_stride_pad(%arg0: tensor<?x3x?x?xf32>, %arg1: tensor<4x3x3x3xf32>) -> tensor<?x4x?x?xf32> {
   %0 = stablehlo.convolution(%arg0, %arg1) dim_numbers = [b, f, 0, 1]x[o, i, 0, 1]->[b, f, 0, 1], window = {stride = [2, 2], pad = [[1, 1], [1, 1]], rhs_dilate = [1, 1]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<?x3x?x?xf32>, tensor<4x3x3x3xf32>) -> tensor<?x4x?x?xf32>
@@ -37,15 +47,18 @@ func.func @conv2d_dynamic_batch_only_unchanged(%arg0: tensor<?x3x8x8xf32>, %arg1
 
 // -----
 
-// No padding: no pad op; dilation 2 widens the window span to 2*(3-1)+1 = 5.
+// No padding: no pad op; dilation 2 widens the window span to 2*(3-1)+1 = 5 and spaces the
+// patch reads (input map ow + 2*kw).
+// CHECK-DAG:   #[[READ1:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1 + d2 * 2, d3)>
 // CHECK-LABEL: func @conv1d_dilated
 // CHECK-NOT:     stablehlo.pad
 // CHECK:         %[[W:.*]] = tensor.dim %arg0, %{{.*}} : tensor<2x3x?xf32>
 // CHECK:         %[[C5:.*]] = arith.constant 5 : index
 // CHECK:         %[[S:.*]] = arith.subi %[[W]], %[[C5]] : index
 // CHECK:         %[[OW:.*]] = arith.addi %[[S]], %{{.*}} : index
-// CHECK:         %[[E:.*]] = tensor.empty(%[[OW]]) : tensor<2x4x?xf32>
-// CHECK:         linalg.conv_1d_ncw_fcw {dilations = dense<2> : tensor<1xi64>, strides = dense<1> : tensor<1xi64>} ins(%arg0, %arg1 : tensor<2x3x?xf32>, tensor<4x3x3xf32>)
+// CHECK:         %[[E:.*]] = tensor.empty(%[[OW]]) : tensor<2x?x3x3xf32>
+// CHECK:         linalg.generic {indexing_maps = [#[[READ1]], {{.*}}]
+// CHECK:         stablehlo.dot_general %{{.*}}, %{{.*}}, contracting_dims = [1] x [0] : (tensor<?x9xf32>, tensor<9x4xf32>) -> tensor<?x4xf32>
 func.func @conv1d_dilated(%arg0: tensor<2x3x?xf32>, %arg1: tensor<4x3x3xf32>) -> tensor<2x4x?xf32> {
   %0 = stablehlo.convolution(%arg0, %arg1) dim_numbers = [b, f, 0]x[o, i, 0]->[b, f, 0], window = {stride = [1], pad = [[0, 0]], rhs_dilate = [2]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<2x3x?xf32>, tensor<4x3x3xf32>) -> tensor<2x4x?xf32>
   return %0 : tensor<2x4x?xf32>
