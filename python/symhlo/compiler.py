@@ -23,7 +23,7 @@ from symhlo.passes.registry import PipelineError, run_pipeline
 from .dims import SymbolTable
 from .errors import CompileError, DeviceError, ShapeError, SymhloError
 from .export import StableHLOProgram, export as _export, narrow_program
-from .inputs import Profile, profile_groups
+from .inputs import Profile, opt_static_inputs, profile_groups
 from .runtime import TARGETS, Runtime, check_program, check_vmfb, target_flags, to_numpy, to_torch
 from .stages import Stage, StageTimer, bump as _bump, stats
 
@@ -455,7 +455,7 @@ def _treespec_loads(text: str):
     return pytree.treespec_loads(text)
 
 
-_OPTION_KEYS = ("iree_flags", "target_arch")
+_OPTION_KEYS = ("iree_flags", "target_arch", "opt_variant")
 
 
 def compile(model, args: Sequence | None = None, *, inputs=None, dynamic_shapes=None,
@@ -473,7 +473,10 @@ def compile(model, args: Sequence | None = None, *, inputs=None, dynamic_shapes=
       dynamic_shapes: torch.export's spelling (Dim, derived dims like `2 * Dim("h")`).
       target: "cpu" (default), "vulkan", "cuda", "rocm".
       target_arch: e.g. "sm_80", "gfx942"; defaults per target.
-      options: {"iree_flags": [...]} extra iree-compile flags; {"target_arch": ...}.
+      options: {"iree_flags": [...]} extra iree-compile flags; {"target_arch": ...};
+        {"opt_variant": True} with inputs= (ranges, no profiles=) also builds a static module at
+        the inputs' opt shapes and runs calls of exactly those shapes on it (as Torch-TensorRT
+        tunes for opt); every other size runs on the dynamic module. Two IREE compiles.
       verbose: print each stage with its time (to stderr).
     Returns:
       a CompiledModule.
@@ -489,6 +492,18 @@ def compile(model, args: Sequence | None = None, *, inputs=None, dynamic_shapes=
     iree_flags(target, target_arch)  # an unknown target or arch fails before the export
     extra = list(options.get("iree_flags", ()))
     groups = profile_groups(inputs) if inputs else None
+    opt_variant = options.get("opt_variant", False)
+    if not isinstance(opt_variant, bool):
+        raise ValueError(f"option 'opt_variant' must be True or False, got {opt_variant!r}")
+    if opt_variant:
+        if not inputs or groups is not None:
+            raise ValueError("option 'opt_variant' needs inputs=[symhlo.Input(min_shape=, opt_shape=, "
+                             "max_shape=)] without profiles= (declare a static profile there instead)")
+        if isinstance(model, (StableHLOProgram, torch.export.ExportedProgram)):
+            raise SymhloError("option 'opt_variant' needs an nn.Module: the static variant is "
+                              f"exported at the opt shapes, and a {type(model).__name__} is "
+                              "already exported")
+        groups = [opt_static_inputs(inputs), list(inputs)]
     if groups is not None:
         return _compile_profiles(model, groups, kwargs, target, target_arch, extra, verbose)
     timer = StageTimer(verbose)

@@ -306,6 +306,13 @@ def profile_groups(inputs: Sequence[Input]) -> list[list[Input]] | None:
     return [[inp.profile(k) for inp in inputs] for k in range(n)]
 
 
+def opt_static_inputs(inputs: Sequence[Input]) -> list[Input]:
+    """Each Input fixed at its opt shape (min = opt = max, same names and dtype): the static
+    variant `options={"opt_variant": True}` compiles beside the dynamic module."""
+    return [Input(min_shape=i.opt_shape, opt_shape=i.opt_shape, max_shape=i.opt_shape,
+                  dtype=i.dtype, name=i.name, dims=i.dim_names) for i in inputs]
+
+
 # -- torch.export spec --------------------------------------------------------------------------
 
 def _auto_name(inp: Input, k: int, axis: int) -> str:
