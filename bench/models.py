@@ -148,6 +148,16 @@ class Spec:
     # input axes dynamic in the symhlo-dyn compile but fixed across the sizes: axis -> (name, min, max)
     extra_dynamic: dict = field(default_factory=dict)
     describe: str = ""
+    # Models with several (or integer) inputs: size -> the input tensors, and per input its
+    # dynamic axes {axis: (name, min, max)} (a name shared by inputs is one symbol). Single-input
+    # models leave these None and use shape / axes / ranges / extra_dynamic.
+    make_inputs: Callable[[tuple], tuple] | None = None
+    input_dims: list | None = None
+    export_size: tuple | None = None   # the size of the dynamic export's example
+    # symbols given to torch.export as Dim.AUTO(min, max) instead of a named Dim: the decode
+    # step's past length, whose repeat_kv guard Min(64p + 64, 128p + 128) == 64p + 64 holds for
+    # every p >= 0 but fails torch.export's interval check for a named Dim
+    auto_dims: tuple = ()
 
     def make(self) -> nn.Module:
         torch.manual_seed(0)
@@ -156,6 +166,18 @@ class Spec:
     def example(self, size: tuple) -> torch.Tensor:
         g = torch.Generator().manual_seed(hash(size) & 0xFFFF)
         return torch.randn(*self.shape(size), generator=g)
+
+    def inputs(self, size: tuple) -> tuple:
+        """The model's inputs at one benchmark size."""
+        return self.make_inputs(size) if self.make_inputs else (self.example(size),)
+
+    def dims(self) -> list[dict]:
+        """Per input, {axis: (name, min, max)} of the one dynamic compile."""
+        if self.input_dims is not None:
+            return self.input_dims
+        d = {axis: (name, lo, hi) for axis, name, (lo, hi) in zip(self.axes, self.axis_names, self.ranges)}
+        d.update(self.extra_dynamic)
+        return [d]
 
     def label(self, size: tuple) -> str:
         return " ".join(f"{n}={v}" for n, v in zip(self.axis_names, size))
@@ -190,6 +212,90 @@ def resnet18(quick: bool = False, spatial: int = 224, dynamic_hw: bool = True) -
         sizes=[(1,), (2,)] if quick else [(1,), (8,)],
         extra_dynamic={2: ("height", 33, 1024), 3: ("width", 33, 1024)} if dynamic_hw else {},
         describe=f"(batch, 3, {hw}, {hw})" + (", H and W dynamic too" if dynamic_hw else ""),
+    )
+
+
+def gpt2_d256(layers: int, quick: bool = False) -> Spec:
+    """The GPT-2 stack at d=256 (4 heads of 64): where IREE's per-dispatch overheads and the
+    dynamic-shape code show more than at d=768."""
+    spec = gpt2(layers, quick)
+    spec.name = f"gpt2-d256-{layers}L"
+    spec.build = lambda: GPT2Stack(layers=layers, d=256, heads=4)
+    spec.shape = lambda s: (s[0], s[1], 256)
+    spec.describe = f"(batch, seq, 256) hidden states, {layers} layers of d=256, 4 heads"
+    return spec
+
+
+# -- Llama (transformers), prefill and decode with a KV cache -----------------------------------
+
+LLAMA = dict(vocab_size=4096, hidden_size=256, intermediate_size=688, num_hidden_layers=2,
+             num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=2048,
+             bos_token_id=None, eos_token_id=None, pad_token_id=0)
+
+
+class KVStep(nn.Module):
+    """A causal LM step with its KV cache as one tensor (as test/models/test_generation.py):
+    (ids[, past]) -> (logits of the last position, past), past = (2, layers, batch, kv_heads,
+    length, head_dim); the model's own DynamicCache is filled from `past` inside."""
+
+    def __init__(self, lm: nn.Module):
+        super().__init__()
+        self.lm = lm
+
+    def forward(self, input_ids, past=None):
+        import transformers
+
+        cache = transformers.DynamicCache(config=self.lm.config)
+        if past is not None:
+            for layer in range(past.shape[1]):
+                cache.update(past[0, layer], past[1, layer], layer)
+        out = self.lm(input_ids=input_ids, past_key_values=cache, use_cache=True)
+        keys = torch.stack([layer.keys for layer in cache.layers])
+        values = torch.stack([layer.values for layer in cache.layers])
+        return out.logits[:, -1], torch.stack([keys, values])
+
+
+def _llama() -> nn.Module:
+    import transformers
+
+    return KVStep(transformers.LlamaForCausalLM(transformers.LlamaConfig(**LLAMA)))
+
+
+def _ids(size: tuple, seq: int) -> torch.Tensor:
+    g = torch.Generator().manual_seed(hash(size) & 0xFFFF)
+    return torch.randint(1, LLAMA["vocab_size"], (size[0], seq), generator=g)
+
+
+def _past(size: tuple) -> torch.Tensor:
+    c = LLAMA
+    g = torch.Generator().manual_seed((hash(size) + 1) & 0xFFFF)
+    return torch.randn(2, c["num_hidden_layers"], size[0], c["num_key_value_heads"], size[1],
+                       c["hidden_size"] // c["num_attention_heads"], generator=g)
+
+
+def llama_prefill(quick: bool = False) -> Spec:
+    batches, seqs = ((1,), (8, 32)) if quick else ((1, 4), (32, 128, 512))
+    return Spec(
+        name="llama-prefill", build=_llama, shape=None, axes=(0, 1), axis_names=("batch", "seq"),
+        ranges=((1, 8), (2, 1024)), sizes=[(b, q) for b in batches for q in seqs], rtol=2e-3,
+        make_inputs=lambda s: (_ids(s, s[1]),),
+        input_dims=[{0: ("batch", 1, 8), 1: ("seq", 2, 1024)}], export_size=(2, 16),
+        describe="transformers Llama (d=256, 2 layers, 4 heads, 2 KV heads, vocab 4096): "
+                 "token ids (batch, seq) -> last logits and the KV cache",
+    )
+
+
+def llama_decode(quick: bool = False) -> Spec:
+    batches, pasts = ((1,), (8, 32)) if quick else ((1, 4), (32, 128, 512))
+    return Spec(
+        name="llama-decode", build=_llama, shape=None, axes=(0, 1),
+        axis_names=("batch", "past"), ranges=((1, 8), (2, 1023)),
+        sizes=[(b, p) for b in batches for p in pasts], rtol=2e-3,
+        make_inputs=lambda s: (_ids(s, 1), _past(s)),
+        input_dims=[{0: ("batch", 1, 8)}, {2: ("batch", 1, 8), 4: ("past", 2, 1023)}],
+        export_size=(2, 16), auto_dims=("past",),
+        describe="the same Llama, one decode step: token ids (batch, 1) and a KV cache of "
+                 "dynamic past length -> last logits and the longer cache",
     )
 
 

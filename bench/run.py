@@ -5,7 +5,10 @@ benchmark size, one run measures these columns, interleaved call by call:
 
   symhlo-dyn      symhlo.compile once for the whole range of sizes (the module under test)
   symhlo-static   symhlo.compile for that exact size (no dynamic_shapes): what a dynamic module can reach
+  symhlo-opt      symhlo.compile(inputs= the whole range with opt = that size, options={"opt_variant": True}):
+                  the dynamic module plus a static one at opt, which that size runs on
   symhlo-profile  symhlo.compile with one symhlo.Input profile: opt = that size, [opt/2, opt*2]
+                  (not in the default columns)
   iree-turbine    iree.turbine.aot.export, compiled with the same iree-compile flags (optional)
   eager           the PyTorch module
   inductor        torch.compile(dynamic=True)
@@ -48,7 +51,11 @@ import torch  # noqa: E402
 import models  # noqa: E402
 import passtime  # noqa: E402
 
-COLUMNS = ("symhlo-dyn", "symhlo-static", "symhlo-profile", "iree-turbine", "eager", "inductor")
+COLUMNS = ("symhlo-dyn", "symhlo-static", "symhlo-opt", "symhlo-profile", "iree-turbine", "eager",
+           "inductor")
+DEFAULT_COLUMNS = ("symhlo-dyn", "symhlo-static", "symhlo-opt", "iree-turbine", "eager", "inductor")
+MODELS = ("gpt2", "gpt2-d256", "llama-prefill", "llama-decode", "resnet18", "resnet18-batch", "mlp",
+          "block")
 BASE = "symhlo-dyn"
 
 warnings.filterwarnings("ignore", category=FutureWarning)
@@ -119,6 +126,7 @@ class ModelResult:
     compile: dict = field(default_factory=dict)         # the dynamic compile: stage -> seconds
     turbine_compile_s: float | None = None
     inductor_note: str = ""
+    dispatches: dict = field(default_factory=dict)      # "dyn" / "static" -> flow.dispatch count
 
     def cell(self, size, col) -> Cell:
         return self.cells.setdefault((size, col), Cell())
@@ -128,43 +136,62 @@ class ModelResult:
 
 
 def dynamic_shapes(spec: models.Spec):
+    """torch.export dynamic_shapes: one Dim per symbol name, shared between inputs."""
     from torch.export import Dim
 
-    dims = {}
-    for axis, name, (lo, hi) in zip(spec.axes, spec.axis_names, spec.ranges):
-        dims[axis] = Dim(name, min=lo, max=hi)
-    for axis, (name, lo, hi) in spec.extra_dynamic.items():
-        dims[axis] = Dim(name, min=lo, max=hi)
-    return (dims,)
+    made: dict = {}
+    out = []
+    for dims in spec.dims():
+        d = {}
+        for axis, (name, lo, hi) in dims.items():
+            if name in spec.auto_dims:  # torch.export infers it (see Spec.auto_dims)
+                d[axis] = Dim.AUTO(min=lo, max=hi)
+                continue
+            if name not in made:
+                made[name] = Dim(name, min=lo, max=hi)
+            d[axis] = made[name]
+        out.append(d or None)
+    return tuple(out)
 
 
-def export_example(spec: models.Spec) -> torch.Tensor:
-    """An example input inside the range, off torch.export's specialized 0 and 1."""
-    size = tuple(max(2, lo) if hi >= 2 else lo for lo, hi in spec.ranges)
-    return spec.example(size)
+def export_example(spec: models.Spec) -> tuple:
+    """Example inputs inside the range, off torch.export's specialized 0 and 1."""
+    size = spec.export_size or tuple(max(2, lo) if hi >= 2 else lo for lo, hi in spec.ranges)
+    return spec.inputs(size)
 
 
-def range_shapes(spec: models.Spec, size: tuple, profile: bool = False):
-    """(min_shape, opt_shape, max_shape) of the one input at `size`.
+def range_inputs(spec: models.Spec, size: tuple, profile: bool = False) -> list:
+    """One symhlo.Input per model input at `size` (opt = that size; names shared).
 
     profile=False: the whole dynamic range. profile=True: a bounded profile around the size,
     [opt / 2, opt * 2] on every dynamic axis, clamped into the range.
     """
-    opt = list(spec.shape(size))
-    lo, hi = list(opt), list(opt)
-    ranges = [(axis, a, b) for axis, (a, b) in zip(spec.axes, spec.ranges)]
-    ranges += [(axis, a, b) for axis, (_, a, b) in spec.extra_dynamic.items()]
-    for axis, a, b in ranges:
-        if profile:
-            lo[axis], hi[axis] = max(a, -(-opt[axis] // 2)), min(b, max(opt[axis] * 2, 2))
-        else:
-            lo[axis], hi[axis] = a, b
-    return lo, opt, hi
+    import symhlo
+
+    out = []
+    for x, dims in zip(spec.inputs(size), spec.dims()):
+        opt = list(x.shape)
+        lo, hi, names = list(opt), list(opt), [None] * len(opt)
+        for axis, (name, a, b) in dims.items():
+            names[axis] = name
+            if profile:
+                lo[axis], hi[axis] = max(a, -(-opt[axis] // 2)), min(b, max(opt[axis] * 2, 2))
+            else:
+                lo[axis], hi[axis] = a, b
+        out.append(symhlo.Input(min_shape=lo, opt_shape=opt, max_shape=hi, dims=names, dtype=x.dtype))
+    return out
 
 
-def rel_err(out: torch.Tensor, ref: torch.Tensor) -> float:
-    out = out[0] if isinstance(out, (tuple, list)) else out
-    return float((out.float() - ref).abs().max() / ref.abs().max().clamp_min(1e-12))
+def first(out):
+    """The first output (a model returning (logits, cache) is checked on its logits)."""
+    while isinstance(out, (tuple, list)):
+        out = out[0]
+    return out
+
+
+def rel_err(out, ref) -> float:
+    out, ref = first(out), first(ref)
+    return float((out.float() - ref.float()).abs().max() / ref.float().abs().max().clamp_min(1e-12))
 
 
 class Runners:
@@ -184,9 +211,12 @@ class Runners:
     def symhlo_compile(self, model, **kw):
         import symhlo
 
+        options = {"iree_flags": self.iree_flags}
+        if kw.pop("opt_variant", False):
+            options["opt_variant"] = True
         with torch.no_grad(), passtime.measure() as pt:
             t0 = time.perf_counter()
-            cm = symhlo.compile(model, target="cpu", options={"iree_flags": self.iree_flags}, **kw)
+            cm = symhlo.compile(model, target="cpu", options=options, **kw)
             total = time.perf_counter() - t0
         times = dict(cm.times)
         times["total"] = total
@@ -197,18 +227,26 @@ class Runners:
         return cm, times
 
     def symhlo_dynamic(self, spec, model):
-        return self.symhlo_compile(model, args=(export_example(spec),),
+        return self.symhlo_compile(model, args=export_example(spec),
                                    dynamic_shapes=dynamic_shapes(spec))
 
     def symhlo_static(self, spec, model, size):
-        return self.symhlo_compile(model, args=(spec.example(size),))
+        return self.symhlo_compile(model, args=spec.inputs(size))
 
     def symhlo_profile(self, spec, model, size):
         import symhlo
 
-        lo, opt, hi = range_shapes(spec, size, profile=True)
-        inp = symhlo.Input(profiles=[dict(min_shape=lo, opt_shape=opt, max_shape=hi)], name="x")
-        return self.symhlo_compile(model, inputs=[inp])
+        inputs = [symhlo.Input(profiles=[dict(min_shape=i.min_shape, opt_shape=i.opt_shape,
+                                              max_shape=i.max_shape)], dims=i.dim_names, dtype=i.dtype)
+                  for i in range_inputs(spec, size, profile=True)]
+        return self.symhlo_compile(model, inputs=inputs)
+
+    def symhlo_opt(self, spec, model, size):
+        """symhlo.compile(inputs=whole range, opt = this size, options={"opt_variant": True}).
+        Its two IREE modules are the symhlo-static one at this size and one for the whole range:
+        iree-compile is memoized by input text within this run (MemoizedIreeCompile), so this
+        column costs an export and the lookups, not two more IREE compiles."""
+        return self.symhlo_compile(model, inputs=range_inputs(spec, size), opt_variant=True)
 
     # iree-turbine ---------------------------------------------------------------------------
     def turbine(self, spec, model):
@@ -220,7 +258,7 @@ class Runners:
 
         t0 = time.perf_counter()
         with torch.no_grad():
-            exported = aot.export(model, args=(export_example(spec),),
+            exported = aot.export(model, args=export_example(spec),
                                   dynamic_shapes=dynamic_shapes(spec))
         exported.session.set_flags(*iree_flags("cpu", None, self.iree_flags))
         out = exported.compile(save_to=None, target_backends=None)
@@ -228,19 +266,61 @@ class Runners:
         rt = Runtime(vmfb, TARGETS["cpu"][1])
         seconds = time.perf_counter() - t0
 
-        def call(x):
+        def call(*xs):
             import numpy as np
 
-            return torch.from_numpy(rt([np.ascontiguousarray(x.numpy())])[0])
+            return [torch.from_numpy(o) for o in rt([np.ascontiguousarray(x.numpy()) for x in xs])]
 
         return call, seconds
+
+
+class MemoizedIreeCompile:
+    """Installed over symhlo.compiler._iree_compile for the run: an IREE input compiled before
+    with the same flags returns the same vmfb (symhlo-opt's two modules are symhlo-static's and
+    one for the whole range, which symhlo-dyn compiled already)."""
+
+    def __init__(self):
+        import symhlo.compiler as sc
+
+        self.sc, self.inner, self.cache, self.hits = sc, sc._iree_compile, {}, 0
+
+    def __call__(self, iree_input: str, target: str, flags: list[str]) -> bytes:
+        import hashlib
+
+        import re
+
+        # @main's symhlo.* attributes (names, ranges) do not reach IREE's code: not in the key.
+        text = re.sub(r"^(\s*func\.func @main\(.*?) attributes \{.*\} \{$", r"\1 {", iree_input,
+                      count=1, flags=re.M)
+        key = hashlib.sha256("\0".join([text, target, *flags]).encode()).hexdigest()
+        if key in self.cache:
+            self.hits += 1
+        else:
+            self.cache[key] = self.inner(iree_input, target, flags)
+        return self.cache[key]
+
+    def install(self) -> None:
+        self.sc._iree_compile = self
+
+
+def dispatch_count(stablehlo_text: str, extra_flags: list[str]) -> int:
+    """flow.dispatch executables IREE forms for a module (iree-compile --compile-to=flow, the
+    same preparation and flags as symhlo.compile)."""
+    import iree.compiler as ic
+
+    import symhlo.compiler as sc
+
+    flags = sc.iree_flags("cpu", None, extra_flags)
+    demote = not sc._boundary_has_f64(stablehlo_text)
+    flags += [f"--iree-input-demote-f64-to-f32={'true' if demote else 'false'}", "--compile-to=flow"]
+    out = ic.compile_str(sc.prepare_for_iree(stablehlo_text), input_type="stablehlo", extra_args=flags)
+    return (out.decode() if isinstance(out, bytes) else out).count("flow.executable private")
 
 
 # -- timing --------------------------------------------------------------------------------------
 
 
-def time_interleaved(fns: dict[str, Callable], x: torch.Tensor, ref: torch.Tensor,
-                     res: ModelResult, size, args) -> None:
+def time_interleaved(fns: dict[str, Callable], xs: tuple, ref, res: ModelResult, size, args) -> None:
     """Warms each column up, then times rounds of one call per column, rotating the order."""
     est = {}
     for col, fn in list(fns.items()):
@@ -248,12 +328,12 @@ def time_interleaved(fns: dict[str, Callable], x: torch.Tensor, ref: torch.Tenso
         try:
             with torch.inference_mode():
                 t0 = time.perf_counter()
-                out = fn(x)
+                out = fn(*xs)
                 est[col] = time.perf_counter() - t0
                 cell.rel_err = rel_err(out, ref)
                 for _ in range(args.warmup if est[col] < 1.0 else 1):
                     t0 = time.perf_counter()
-                    fn(x)
+                    fn(*xs)
                     est[col] = time.perf_counter() - t0
         except Exception as e:
             cell.error = f"run failed: {type(e).__name__}: {str(e).splitlines()[0][:200]}"
@@ -269,7 +349,7 @@ def time_interleaved(fns: dict[str, Callable], x: torch.Tensor, ref: torch.Tenso
         for col in order:
             with torch.inference_mode():
                 t0 = time.perf_counter()
-                fns[col](x)
+                fns[col](*xs)
                 res.cell(size, col).times_ms.append((time.perf_counter() - t0) * 1e3)
 
 
@@ -293,6 +373,11 @@ def bench_model(spec: models.Spec, runners: Runners, args, progress: Progress,
                 res.cell(size, BASE).error = f"compile failed: {type(e).__name__}"
     if dyn is not None:
         fns_static[BASE] = dyn
+        progress.step(f"{spec.name}: dispatch counts")
+        try:
+            res.dispatches["dyn"] = dispatch_count(dyn.stablehlo, runners.iree_flags)
+        except Exception as e:
+            note(f"  {spec.name}: dispatch count failed: {type(e).__name__}: {str(e)[:200]}")
 
     if "iree-turbine" in columns:
         progress.step(f"{spec.name}: iree-turbine compile")
@@ -318,11 +403,12 @@ def bench_model(spec: models.Spec, runners: Runners, args, progress: Progress,
         fns_static["inductor"] = torch.compile(model, dynamic=True)
 
     for size in spec.sizes:
-        x = spec.example(size)
+        xs = spec.inputs(size)
         with torch.inference_mode():
-            ref = model(x)
+            ref = model(*xs)
         fns = dict(fns_static)
         for col, build in (("symhlo-static", runners.symhlo_static),
+                           ("symhlo-opt", runners.symhlo_opt),
                            ("symhlo-profile", runners.symhlo_profile)):
             if col not in columns:
                 continue
@@ -331,6 +417,9 @@ def bench_model(spec: models.Spec, runners: Runners, args, progress: Progress,
                 cm, times = build(spec, model, size)
                 fns[col] = cm
                 res.cell(size, col).compile_s = times["total"]
+                if col == "symhlo-static" and size == spec.sizes[len(spec.sizes) // 2]:
+                    res.dispatches["static"] = dispatch_count(cm.stablehlo, runners.iree_flags)
+                    res.dispatches["static_size"] = spec.label(size)
             except Exception as e:
                 res.cell(size, col).error = f"compile failed: {type(e).__name__}: {str(e)[:200]}"
                 note(f"  {spec.name} {spec.label(size)}: {col} compile failed: {str(e)[:200]}")
@@ -338,13 +427,13 @@ def bench_model(spec: models.Spec, runners: Runners, args, progress: Progress,
             t0 = time.perf_counter()
             try:
                 with torch.inference_mode():
-                    fns["inductor"](x)
+                    fns["inductor"](*xs)
                 res.cell(size, "inductor").compile_s = time.perf_counter() - t0
             except Exception as e:
                 res.cell(size, "inductor").error = f"compile failed: {type(e).__name__}: {str(e)[:200]}"
                 del fns["inductor"]
         progress.step(f"{spec.name} {spec.label(size)}: timing {len(fns)} columns")
-        time_interleaved(fns, x, ref, res, size, args)
+        time_interleaved(fns, xs, ref, res, size, args)
         line = "  ".join(f"{c}={res.cell(size, c).median:.2f}ms" for c in columns
                          if res.cell(size, c).median is not None)
         note(f"  {spec.name} {spec.label(size)}: {line}")
@@ -425,6 +514,15 @@ def compile_row(name: str, t: dict) -> str:
             f"{100 * t['ours'] / total:.1f}% | {100 * (t['ours'] + t['pipeline-driver']) / total:.1f}% |")
 
 
+def model_target(spec: models.Spec) -> str:
+    """The issue's per-model target for symhlo-dyn / symhlo-static."""
+    if spec.name.startswith(("gpt2", "llama")):
+        return "<= 1.10"
+    if spec.name == "resnet18":
+        return "<= 1.5"
+    return ""
+
+
 def write_report(results: list[ModelResult], depth: dict, args, columns: list[str], notes: list[str],
                  wall_s: float, out_dir: Path) -> str:
     from symhlo.compiler import iree_flags
@@ -461,14 +559,19 @@ def write_report(results: list[ModelResult], depth: dict, args, columns: list[st
                          f"{targets.get(col, '')} |")
     lines.append("")
     others = [c for c in columns if c != BASE]
-    lines += ["Per model (geomean of symhlo-dyn / column over its sizes):", "",
-              "| model | " + " | ".join(others) + " |", "|---|" + "---|" * len(others)]
+    lines += ["Per model (geomean of symhlo-dyn / column over its sizes; dispatches: IREE's "
+              "flow.dispatch count for the dynamic module / the static one at the size named):", "",
+              "| model | " + " | ".join(others) + " | dispatches dyn / static | target dyn / static |",
+              "|---|" + "---|" * (len(others) + 2)]
     for res in results:
         cells = []
         for col in others:
             g = geomean(ratios([res], col))
             cells.append(f"{g:.2f}" if g else "-")
-        lines.append(f"| {res.spec.name} | " + " | ".join(cells) + " |")
+        d = res.dispatches
+        disp = (f"{d.get('dyn', '-')} / {d.get('static', '-')}"
+                + (f" ({d['static_size']})" if "static_size" in d else ""))
+        lines.append(f"| {res.spec.name} | " + " | ".join(cells) + f" | {disp} | {model_target(res.spec)} |")
     gpt = [r for r in results if r.spec.name.startswith("gpt2")]
     if gpt and gpt[0].compile:
         lines += ["", "| compile | value | target |", "|---|---|---|"]
@@ -483,8 +586,12 @@ def write_report(results: list[ModelResult], depth: dict, args, columns: list[st
 
     for res in results:
         spec = res.spec
-        dyn = ", ".join(f"{n} in [{lo}, {hi}]" for n, (lo, hi) in zip(spec.axis_names, spec.ranges))
-        extra = ", ".join(f"{n} in [{lo}, {hi}]" for n, lo, hi in spec.extra_dynamic.values())
+        seen: dict = {}
+        for dims in spec.dims():
+            for name, lo, hi in dims.values():
+                seen.setdefault(name, (lo, hi))
+        dyn = ", ".join(f"{n} in [{lo}, {hi}]" for n, (lo, hi) in seen.items())
+        extra = ""
         lines += [f"## {spec.name}: input {spec.describe}", "",
                   f"symhlo-dyn: one compile for {dyn}{', ' + extra if extra else ''}.", "",
                   "| size | " + " | ".join(columns) + " |",
@@ -515,7 +622,7 @@ def write_report(results: list[ModelResult], depth: dict, args, columns: list[st
         comp = []
         if res.compile:
             comp.append(f"symhlo-dyn {res.compile['total']:.1f} s")
-        for col in ("symhlo-static", "symhlo-profile", "inductor"):
+        for col in ("symhlo-static", "symhlo-opt", "symhlo-profile", "inductor"):
             ts = [res.cell(s, col).compile_s for s in spec.sizes if res.cell(s, col).compile_s]
             if ts:
                 what = "first call per size" if col == "inductor" else "per size"
@@ -600,9 +707,9 @@ def parse_args(argv=None):
     p.add_argument("--quick", action="store_true", help="tiny sizes and 1-2 layers (development)")
     p.add_argument("--layers", type=int, default=None, help="GPT-2 stack depth (default 4; quick 1)")
     p.add_argument("--depths", default=None, help="compile-time depths, e.g. 2,4,8 ('' to skip)")
-    p.add_argument("--models", default="gpt2,resnet18,resnet18-batch,mlp,block",
-                   help="comma list of gpt2, resnet18 (dynamic batch, H, W), resnet18-batch, mlp, block")
-    p.add_argument("--columns", default=",".join(COLUMNS), help="comma list of " + ", ".join(COLUMNS))
+    p.add_argument("--models", default=",".join(MODELS),
+                   help="comma list of " + ", ".join(MODELS) + " (resnet18: dynamic batch, H, W)")
+    p.add_argument("--columns", default=",".join(DEFAULT_COLUMNS), help="comma list of " + ", ".join(COLUMNS))
     p.add_argument("--iree-flags", default="", help="extra iree-compile flags for every IREE column")
     p.add_argument("--warmup", type=int, default=2)
     p.add_argument("--min-reps", type=int, default=5)
@@ -641,11 +748,18 @@ def main(argv=None) -> int:
         print(f"unknown columns {unknown} (valid: {', '.join(COLUMNS)})", file=sys.stderr)
         return 2
     passtime.instrument()
+    MemoizedIreeCompile().install()
     wanted = [m.strip() for m in args.models.split(",") if m.strip()]
     specs = []
     for name in wanted:
         if name == "gpt2":
             specs.append(models.gpt2(args.layers, args.quick))
+        elif name == "gpt2-d256":
+            specs.append(models.gpt2_d256(args.layers, args.quick))
+        elif name == "llama-prefill":
+            specs.append(models.llama_prefill(args.quick))
+        elif name == "llama-decode":
+            specs.append(models.llama_decode(args.quick))
         elif name == "resnet18":
             specs.append(models.resnet18(args.quick))
         elif name == "resnet18-batch":
@@ -657,13 +771,14 @@ def main(argv=None) -> int:
         elif name == "block":
             specs.append(models.block(args.quick))
         else:
-            print(f"unknown model '{name}' (valid: gpt2, resnet18, resnet18-batch, mlp, block)",
+            print(f"unknown model '{name}' (valid: {', '.join(MODELS)})",
                   file=sys.stderr)
             return 2
 
     steps = 0
     for spec in specs:
-        steps += 3 + len(spec.sizes) * (1 + sum(c in columns for c in ("symhlo-static", "symhlo-profile")))
+        steps += 4 + len(spec.sizes) * (1 + sum(c in columns for c in ("symhlo-static", "symhlo-opt",
+                                                                          "symhlo-profile")))
     steps += len(args.depths)
     progress = Progress(steps)
     runners = Runners(args, progress)
