@@ -58,6 +58,7 @@ class ReshapePlan:
     src_shape: tuple
     dst_shape: tuple
     same_as_src: tuple
+    dst_exprs: tuple = ()   # each result size as a size expression (lib/size_facts.py)
 
 
 def plan_stablehlo_dynamic_reshape(op: ir.Operation, facts: SizeFacts) -> ReshapePlan | None:
@@ -89,7 +90,81 @@ def plan_stablehlo_dynamic_reshape(op: ir.Operation, facts: SizeFacts) -> Reshap
                           if is_dynamic(src_shape[i]) and facts.equal(src[i], dst[k])), None)
         same.append(match)
     return ReshapePlan(tuple((tuple(a), tuple(b)) for a, b in groups), src_shape, dst_shape,
-                       tuple(same))
+                       tuple(same), tuple(dst))
+
+
+_ARITH = {"add": "arith.addi", "sub": "arith.subi", "mul": "arith.muli", "div": "arith.divsi",
+          "rem": "arith.remsi", "max": "arith.maxsi", "min": "arith.minsi"}
+_CMP = {"eq": 0, "ne": 1, "lt": 2, "le": 3, "gt": 4, "ge": 5}  # arith.cmpi predicates (signed)
+
+
+def materialize_size(expr, args, ip, loc, memo: dict) -> ir.Value | None:
+    """A size expression as `index` arithmetic on the function arguments' tensor.dim (host
+    scalars IREE folds and hoists), or None when it has an opaque leaf. Reading the size from
+    the shape tensor instead (tensor.extract) made IREE 3.13 compute that tensor on the device
+    and read it back in the middle of a call."""
+    import json
+
+    key = json.dumps(expr)
+    if key in memo:
+        return memo[key]
+    index = ir.IndexType.get()
+
+    def const(v: int) -> ir.Value:
+        return create("arith.constant", [index], [], {"value": ir.IntegerAttr.get(index, v)},
+                      loc=loc, ip=ip).result
+
+    out = None
+    if isinstance(expr, int):
+        out = const(expr)
+    elif expr[0] == "dim":
+        out = create("tensor.dim", [index], [args[expr[1]], const(expr[2])], loc=loc, ip=ip).result
+    elif expr[0] in _ARITH or expr[0] in _CMP or expr[0] == "select":
+        parts = [materialize_size(e, args, ip, loc, memo) for e in expr[1:]]
+        if all(p is not None for p in parts):
+            if expr[0] in _ARITH:
+                out = create(_ARITH[expr[0]], [index], parts, loc=loc, ip=ip).result
+            elif expr[0] in _CMP:
+                pred = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), _CMP[expr[0]])
+                out = create("arith.cmpi", [ir.IntegerType.get_signless(1)], parts,
+                             {"predicate": pred}, loc=loc, ip=ip).result
+            else:
+                c = parts[0]
+                if not isinstance(c.type, ir.IntegerType) or ir.IntegerType(c.type).width != 1:
+                    c = create("arith.cmpi", [ir.IntegerType.get_signless(1)], [c, const(0)],
+                               {"predicate": ir.IntegerAttr.get(ir.IntegerType.get_signless(64), 1)},
+                               loc=loc, ip=ip).result
+                out = create("arith.select", [index], [c, parts[1], parts[2]], loc=loc, ip=ip).result
+    memo[key] = out
+    return out
+
+
+def rebuild_shape_operand(op: ir.Operation, exprs: list) -> bool:
+    """Replaces a broadcast's shape operand by `tensor.from_elements` of its sizes computed on
+    index scalars (materialize_size), when every size is expressible. IREE reads an expanding
+    axis's size from the shape tensor; built from StableHLO ops on 0-d tensors it was computed
+    on the device and read back mid-call (a host-device sync per decode step)."""
+    shape = op.operands[1]
+    shape_t = ir.RankedTensorType(shape.type)
+    elt = shape_t.element_type
+    ip, loc = ir.InsertionPoint(op), op.location
+    args, memo = _func_args(op), {}
+    values = []
+    for e in exprs:
+        v = materialize_size(e, args, ip, loc, memo)
+        if v is None or not isinstance(v.type, ir.IndexType):
+            return False
+        values.append(v)
+    cast = [create("arith.index_cast", [elt], [v], loc=loc, ip=ip).result for v in values]
+    op.operands[1] = create("tensor.from_elements", [shape_t], cast, loc=loc, ip=ip).result
+    return True
+
+
+def _func_args(op: ir.Operation) -> list:
+    parent = op.parent
+    while parent is not None and parent.name != "func.func":
+        parent = parent.parent
+    return list(parent.regions[0].blocks[0].arguments) if parent is not None else []
 
 
 def _reassoc_attr(groups) -> ir.ArrayAttr:
@@ -112,8 +187,9 @@ def convert_stablehlo_dynamic_reshape_reassociation(op: ir.Operation, plan: Resh
       ==>
         %r = tensor.expand_shape %y [[0], [1], [2, 3]] output_shape [%d0, %d1, 4, 64] : ...
 
-    A `?` result size is `tensor.dim` of the source axis it provably equals, else read from the
-    shape operand. Sizes the facts prove constant become static (with tensor.cast at the ends).
+    A `?` result size is `tensor.dim` of the source axis it provably equals, else its size
+    expression computed on index scalars from the arguments' sizes (else read from the shape
+    operand). Sizes the facts prove constant become static (with tensor.cast at the ends).
     """
     ip, loc = ir.InsertionPoint(op), op.location
     x, shape = op.operands
@@ -130,10 +206,16 @@ def convert_stablehlo_dynamic_reshape_reassociation(op: ir.Operation, plan: Resh
         t = ir.RankedTensorType.get(list(shape), elt)
         return v if v.type == t else create("tensor.cast", [t], [v], loc=loc, ip=ip).result
 
+    args, memo = _func_args(op), {}
+
     def dst_size(k: int) -> ir.Value:
         i = plan.same_as_src[k]
         if i is not None:
             return create("tensor.dim", [index], [x, const(i)], loc=loc, ip=ip).result
+        if plan.dst_exprs:
+            v = materialize_size(plan.dst_exprs[k], args, ip, loc, memo)
+            if v is not None and isinstance(v.type, ir.IndexType):
+                return v
         e = create("tensor.extract", [ir.RankedTensorType(shape.type).element_type],
                    [shape, const(k)], loc=loc, ip=ip).result
         return create("arith.index_cast", [index], [e], loc=loc, ip=ip).result
@@ -159,6 +241,86 @@ def convert_stablehlo_dynamic_reshape_reassociation(op: ir.Operation, plan: Resh
     v = cast(v, result_t.shape)
     op.results[0].replace_all_uses_with(v)
     op.erase()
+
+
+def convert_stablehlo_concatenate(op: ir.Operation) -> bool:
+    """stablehlo.concatenate with a `?` result dim -> tensor.empty + one tensor.insert_slice per
+    operand. IREE 3.13 lowers a dynamic-shape concatenate to one generic over the flattened
+    result that selects the operand element by element (scalar loads behind nested scf.if):
+    the KV-cache append of a decode step took ~1 ms per layer that way. Static concatenates
+    are left to IREE (it decomposes them into copies itself).
+
+        %r = stablehlo.concatenate %a, %b, dim = 2 : (tensor<?x2x?x64xf32>, tensor<?x2x1x64xf32>) -> tensor<?x2x?x64xf32>
+      ==>
+        %e = tensor.empty(%n, %la + 1) : tensor<?x2x?x64xf32>
+        %0 = tensor.insert_slice %a into %e[0, 0, 0, 0] [%n, 2, %la, 64] [1, 1, 1, 1]
+        %r = tensor.insert_slice %b into %0[0, 0, %la, 0] [%n, 2, 1, 64] [1, 1, 1, 1]
+    """
+    result_t = ir.RankedTensorType(op.results[0].type)
+    if result_t.has_static_shape or len(op.operands) < 2 or result_t.rank == 0:
+        return False
+    axis = ir.IntegerAttr(op.attributes["dimension"]).value
+    ip, loc = ir.InsertionPoint(op), op.location
+    index = ir.IndexType.get()
+    dyn = ir.ShapedType.get_dynamic_size()
+    arr = ir.DenseI64ArrayAttr.get
+
+    def const(v: int) -> ir.Value:
+        return create("arith.constant", [index], [], {"value": ir.IntegerAttr.get(index, v)},
+                      loc=loc, ip=ip).result
+
+    def dim(v: ir.Value, d: int):
+        size = ir.RankedTensorType(v.type).shape[d]
+        if not is_dynamic(size):
+            return int(size)
+        return create("tensor.dim", [index], [v, const(d)], loc=loc, ip=ip).result
+
+    def add(a, b):
+        if isinstance(a, int) and isinstance(b, int):
+            return a + b
+        if isinstance(a, int) and a == 0:
+            return b
+        a = const(a) if isinstance(a, int) else a
+        b = const(b) if isinstance(b, int) else b
+        return create("arith.addi", [index], [a, b], loc=loc, ip=ip).result
+
+    first = op.operands[0]
+    total = 0
+    lengths = []
+    for v in op.operands:
+        lengths.append(dim(v, axis))
+        total = add(total, lengths[-1])
+    dyn_sizes = []
+    for d, size in enumerate(result_t.shape):
+        if is_dynamic(size):
+            v = total if d == axis else dim(first, d)
+            dyn_sizes.append(const(v) if isinstance(v, int) else v)
+    acc = create("tensor.empty", [result_t], dyn_sizes, loc=loc, ip=ip).result
+    offset = 0
+    for k, (v, length) in enumerate(zip(op.operands, lengths)):
+        vt = ir.RankedTensorType(v.type)
+        offs = [0] * result_t.rank
+        part = [dim(v, d) for d in range(vt.rank)]
+        part[axis] = length
+        dyn_offs = []
+        if isinstance(offset, int):
+            offs[axis] = offset
+        else:
+            offs[axis] = dyn
+            dyn_offs.append(offset)
+        static_sizes = [p if isinstance(p, int) else dyn for p in part]
+        dyn_part = [p for p in part if not isinstance(p, int)]
+        acc = create("tensor.insert_slice", [result_t], [v, acc, *dyn_offs, *dyn_part],
+                     {"static_offsets": arr(offs), "static_sizes": arr(static_sizes),
+                      "static_strides": arr([1] * result_t.rank),
+                      "operandSegmentSizes": ir.DenseI32ArrayAttr.get(
+                          [1, 1, len(dyn_offs), len(dyn_part), 0])},
+                     loc=loc, ip=ip).result
+        if k + 1 < len(lengths):
+            offset = add(offset, length)
+    op.results[0].replace_all_uses_with(acc)
+    op.erase()
+    return True
 
 
 def convert_stablehlo_dynamic_reshape(op: ir.Operation) -> None:
@@ -240,9 +402,13 @@ class PrepareForIree(Pass):
                 foreign = not any(a in f.attributes for a in CONTRACT_ATTRS)
                 ops = walk_ops(f)
                 plans: list = [None] * len(ops)
-                if foreign or any(op.name == "stablehlo.dynamic_reshape" for op in ops):
+                shapes: list = [None] * len(ops)   # a broadcast's output sizes, as expressions
+                if foreign or any(op.name in ("stablehlo.dynamic_reshape",
+                                              "stablehlo.dynamic_broadcast_in_dim") for op in ops):
                     facts = _all_facts(f)
                     for k, op in enumerate(ops):
+                        if op.name == "stablehlo.dynamic_broadcast_in_dim":
+                            shapes[k] = facts.vector(op.operands[1])
                         if op.name == "stablehlo.dynamic_reshape":
                             plans[k] = plan_stablehlo_dynamic_reshape(op, facts)
                         elif op.name == "stablehlo.dynamic_broadcast_in_dim" and foreign:
@@ -252,16 +418,18 @@ class PrepareForIree(Pass):
                             else:
                                 plans[k] = plan
                     del facts
-                work.append((foreign, ops, plans))
+                work.append((foreign, ops, plans, shapes))
             if diags:
                 raise PassFailure(f"{len(diags)} broadcast(s) of `?` axes that may expand", diags)
-            for foreign, ops, plans in work:
-                for op, plan in zip(ops, plans):
+            for foreign, ops, plans, shapes in work:
+                for op, plan, shape in zip(ops, plans, shapes):
                     if op.name == "stablehlo.dynamic_reshape":
                         if plan is not None:
                             convert_stablehlo_dynamic_reshape_reassociation(op, plan)
                         else:
                             convert_stablehlo_dynamic_reshape(op)
+                    elif op.name == "stablehlo.concatenate":
+                        convert_stablehlo_concatenate(op)
                     elif op.name == "stablehlo.dynamic_pad":
                         convert_stablehlo_dynamic_pad(op)
                     elif op.name == "stablehlo.gather":
@@ -269,13 +437,19 @@ class PrepareForIree(Pass):
                     elif op.name == "stablehlo.dot_general" and foreign:
                         convert_stablehlo_dot_general_flatten(op)
                     elif op.name == "stablehlo.dynamic_broadcast_in_dim":
+                        if plan is not None and plan[0] != "hints":
+                            apply_foreign_broadcast(op, plan)
+                            continue
                         if plan is not None:
                             apply_foreign_broadcast(op, plan)
                         elif is_identity_broadcast(op):
                             op.results[0].replace_all_uses_with(op.operands[0])
                             op.erase()
+                            continue
                         else:
                             annotate_stablehlo_dynamic_broadcast_in_dim(op)
+                        if shape is not None:
+                            rebuild_shape_operand(op, shape)
 
 
 def _all_facts(func: ir.Operation) -> SizeFacts:

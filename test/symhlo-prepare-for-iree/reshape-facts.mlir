@@ -26,12 +26,14 @@ func.func @merge_batch_and_seq(%arg0: tensor<?x?x8xf32>) -> tensor<?x8xf32> {
 
 // b*s -> b, s and d -> heads, d/heads: the merged rows of an earlier reshape split back, with
 // the head split of a static axis in the same op (collapse nothing, expand two groups). The `?`
-// sizes are read from the shape operand (they are not sizes of the source).
+// sizes are not sizes of the source: their size expressions (dim(arg0, 0), dim(arg0, 1)) are
+// computed on index scalars, not read from the shape tensor.
 // CHECK-LABEL: func @split_rows_and_heads
 // CHECK:         %[[M:.*]] = tensor.collapse_shape %arg0 {{\[\[}}0, 1], [2]] : tensor<?x?x8xf32> into tensor<?x8xf32>
 // CHECK:         %[[T:.*]] = stablehlo.tanh %[[M]]
-// CHECK-DAG:     %[[B:.*]] = arith.index_cast %{{.*}} : i64 to index
-// CHECK-DAG:     %[[S:.*]] = arith.index_cast %{{.*}} : i64 to index
+// CHECK-NOT:     tensor.extract
+// CHECK-DAG:     %[[B:.*]] = tensor.dim %arg0, %c0 : tensor<?x?x8xf32>
+// CHECK-DAG:     %[[S:.*]] = tensor.dim %arg0, %c1 : tensor<?x?x8xf32>
 // CHECK:         %[[E:.*]] = tensor.expand_shape %[[T]] {{\[\[}}0, 1], [2, 3]] output_shape [%[[B]], %[[S]], 2, 4] : tensor<?x8xf32> into tensor<?x?x2x4xf32>
 // CHECK-NOT:     tensor.reshape
 func.func @split_rows_and_heads(%arg0: tensor<?x?x8xf32>) -> tensor<?x?x2x4xf32> {
@@ -140,4 +142,59 @@ func.func @contract_broadcast_size(%arg0: tensor<?x?x8xf32>, %arg1: tensor<?x?x8
   %shape = stablehlo.concatenate %bs1, %c8, dim = 0 : (tensor<1xi64>, tensor<1xi64>) -> tensor<2xi64>
   %0 = stablehlo.dynamic_reshape %y, %shape : (tensor<?x?x8xf32>, tensor<2xi64>) -> tensor<?x8xf32>
   return %0 : tensor<?x8xf32>
+}
+
+// -----
+
+// The sizes of a broadcast's shape operand are rebuilt as index arithmetic on the arguments'
+// sizes (tensor.from_elements), so IREE reads the expanding axis's size on the host.
+// CHECK-LABEL: func @broadcast_shape_on_host
+// CHECK-DAG:     %[[D0:.*]] = tensor.dim %arg0, %{{.*}} : tensor<?x1xf32>
+// CHECK-DAG:     %[[D1:.*]] = tensor.dim %arg1, %{{.*}} : tensor<?x?xf32>
+// CHECK-DAG:     %[[I0:.*]] = arith.index_cast %[[D0]] : index to i64
+// CHECK-DAG:     %[[I1:.*]] = arith.index_cast %[[D1]] : index to i64
+// CHECK:         %[[S:.*]] = tensor.from_elements %[[I0]], %[[I1]] : tensor<2xi64>
+// CHECK:         stablehlo.dynamic_broadcast_in_dim %arg0, %[[S]], dims = [0, 1]
+// CHECK-SAME:      known_expanding_dimensions = array<i64: 1>
+func.func @broadcast_shape_on_host(%arg0: tensor<?x1xf32>, %arg1: tensor<?x?xf32>) -> tensor<?x?xf32> attributes {symhlo.symbols = {}} {
+  %a = stablehlo.get_dimension_size %arg0, dim = 0 : (tensor<?x1xf32>) -> tensor<i32>
+  %b = stablehlo.get_dimension_size %arg1, dim = 1 : (tensor<?x?xf32>) -> tensor<i32>
+  %a64 = stablehlo.convert %a : (tensor<i32>) -> tensor<i64>
+  %b64 = stablehlo.convert %b : (tensor<i32>) -> tensor<i64>
+  %a1 = stablehlo.reshape %a64 : (tensor<i64>) -> tensor<1xi64>
+  %b1 = stablehlo.reshape %b64 : (tensor<i64>) -> tensor<1xi64>
+  %shape = stablehlo.concatenate %a1, %b1, dim = 0 : (tensor<1xi64>, tensor<1xi64>) -> tensor<2xi64>
+  %0 = stablehlo.dynamic_broadcast_in_dim %arg0, %shape, dims = [0, 1] : (tensor<?x1xf32>, tensor<2xi64>) -> tensor<?x?xf32>
+  %1 = stablehlo.add %0, %arg1 : tensor<?x?xf32>
+  return %1 : tensor<?x?xf32>
+}
+
+// -----
+
+// A concatenate with a `?` result dim -> tensor.empty + one insert_slice per operand (IREE
+// lowers the dynamic form element by element); offsets along the axis accumulate.
+// CHECK-LABEL: func @concatenate_dynamic
+// CHECK:         %[[LA:.*]] = tensor.dim %arg0, %{{.*}}
+// CHECK:         %[[T:.*]] = arith.addi %[[LA]], %{{.*}}
+// CHECK:         %[[N:.*]] = tensor.dim %arg0, %{{.*}}
+// CHECK:         %[[E:.*]] = tensor.empty(%[[N]], %[[T]]) : tensor<?x2x?x64xf32>
+// CHECK:         %[[N0:.*]] = tensor.dim %arg0, %{{.*}}
+// CHECK:         %[[A:.*]] = tensor.insert_slice %arg0 into %[[E]][0, 0, 0, 0] [%[[N0]], 2, %[[LA]], 64] [1, 1, 1, 1]
+// CHECK:         %[[N1:.*]] = tensor.dim %arg1, %{{.*}}
+// CHECK:         %[[R:.*]] = tensor.insert_slice %arg1 into %[[A]][0, 0, %[[LA]], 0] [%[[N1]], 2, 1, 64] [1, 1, 1, 1]
+// CHECK-NOT:     stablehlo.concatenate
+// CHECK:         return %[[R]]
+func.func @concatenate_dynamic(%arg0: tensor<?x2x?x64xf32>, %arg1: tensor<?x2x1x64xf32>) -> tensor<?x2x?x64xf32> {
+  %0 = stablehlo.concatenate %arg0, %arg1, dim = 2 : (tensor<?x2x?x64xf32>, tensor<?x2x1x64xf32>) -> tensor<?x2x?x64xf32>
+  return %0 : tensor<?x2x?x64xf32>
+}
+
+// -----
+
+// A static concatenate is left to IREE.
+// CHECK-LABEL: func @concatenate_static
+// CHECK:         stablehlo.concatenate
+func.func @concatenate_static(%arg0: tensor<2x3xf32>, %arg1: tensor<2x5xf32>) -> tensor<2x8xf32> {
+  %0 = stablehlo.concatenate %arg0, %arg1, dim = 1 : (tensor<2x3xf32>, tensor<2x5xf32>) -> tensor<2x8xf32>
+  return %0 : tensor<2x8xf32>
 }
