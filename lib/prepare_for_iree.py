@@ -2,7 +2,21 @@
 
 IREE 3.13 fails on every `stablehlo.dynamic_reshape`, and on `dynamic_broadcast_in_dim` with a
 dynamic operand axis unless told which axes expand. The portable artifact stays pure; this pass
-runs only on the copy handed to iree-compile:
+runs only on the copy handed to iree-compile.
+
+A dynamic_reshape that the size facts (lib/size_facts.py: each size as an expression over the
+arguments' sizes, through get_dimension_size -> multiply -> concatenate -> the shape operand)
+prove to only merge and split adjacent axes becomes `tensor.collapse_shape` / `expand_shape`,
+which IREE fuses through (`b, s -> b*s`; `s*h -> s, h`; keepdim `?x? -> ?x?x1`); the decision is
+never taken from the types (`?x8 -> ?x?x8` is refused unless the rows are proven the product):
+
+    %n = multiply(get_dimension_size %x, 0, get_dimension_size %x, 1)
+    %r = stablehlo.dynamic_reshape %x, concatenate(%n, 256) : (tensor<?x?x256xf32>, ...) -> tensor<?x256xf32>
+  ==>
+    %r = tensor.collapse_shape %x [[0, 1], [2]] : tensor<?x?x256xf32> into tensor<?x256xf32>
+
+Any other dynamic_reshape becomes `tensor.reshape` (IREE cannot fuse across it: 39 dispatches
+against 28 on a d=256 GPT layer):
 
     %r = stablehlo.dynamic_reshape %x, %s : (tensor<?x8xf32>, tensor<3xi64>) -> tensor<?x4x2xf32>
     %b = stablehlo.dynamic_broadcast_in_dim %y, %t, dims = [0, 1] : (tensor<?x1xf32>, tensor<2xi64>) -> tensor<?x5xf32>
@@ -32,6 +46,12 @@ would merge it into the next broadcast and lose that broadcast's hints):
 
 A `?` axis whose size the IR does not prove is refused, naming the op: IREE would otherwise
 assume it does not expand and compute wrong numbers when it is 1.
+
+Two forms IREE compiles but runs badly are rewritten too: a `dynamic_broadcast_in_dim`'s shape
+operand is rebuilt from its size expressions as index arithmetic on the arguments' `tensor.dim`
+(IREE otherwise computed the shape tensor on the device and read it back mid-call), and a
+`concatenate` with a `?` result dim becomes insert_slices into a `tensor.empty` (IREE lowered
+it element by element).
 """
 
 from __future__ import annotations
