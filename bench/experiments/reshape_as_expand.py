@@ -1,4 +1,9 @@
-"""Experiment (measurement only, NOT sound): what symhlo-dyn gains when the IREE input says
+"""Superseded: symhlo-prepare-for-iree now emits collapse/expand_shape where the size facts prove
+the reshape a reassociation (lib/size_facts.py `reassociation`), and softmax no longer reaches
+IREE as the divide form whose raised linalg.softmax was slow. Kept as the record of the
+measurement that motivated it.
+
+Experiment (measurement only, NOT sound): what symhlo-dyn gains when the IREE input says
 `tensor.expand_shape` / `tensor.collapse_shape` instead of `tensor.reshape` for dynamic reshapes.
 
 symhlo-prepare-for-iree turns each `stablehlo.dynamic_reshape` into `tensor.reshape` with an index
