@@ -62,7 +62,7 @@ from dataclasses import dataclass
 
 from torch_mlir import ir
 
-from .ir_util import create, walk_ops, is_dynamic
+from .ir_util import create, defining_op, walk_ops, is_dynamic
 from .registry import Pass, PassFailure
 from .simplify_broadcasts import is_identity_broadcast
 from .size_facts import CONTRACT_ATTRS, SizeFacts, facts_for, monomial, reassociation
@@ -268,7 +268,7 @@ def convert_stablehlo_concatenate(op: ir.Operation) -> bool:
     operand. IREE 3.13 lowers a dynamic-shape concatenate to one generic over the flattened
     result that selects the operand element by element (scalar loads behind nested scf.if):
     the KV-cache append of a decode step took ~1 ms per layer that way. Static concatenates
-    are left to IREE (it decomposes them into copies itself).
+    and padding by a broadcast constant are left to IREE.
 
         %r = stablehlo.concatenate %a, %b, dim = 2 : (tensor<?x2x?x64xf32>, tensor<?x2x1x64xf32>) -> tensor<?x2x?x64xf32>
       ==>
@@ -279,6 +279,14 @@ def convert_stablehlo_concatenate(op: ir.Operation) -> bool:
     result_t = ir.RankedTensorType(op.results[0].type)
     if result_t.has_static_shape or len(op.operands) < 2 or result_t.rank == 0:
         return False
+    for v in op.operands:
+        src = defining_op(v)
+        if (src is not None and src.name == "stablehlo.dynamic_broadcast_in_dim"
+                and ir.RankedTensorType(src.operands[0].type).rank == 0):
+            # Padding by a broadcast constant (ceil_mode pooling's edge): as insert_slices IREE
+            # fused it into the pooling dispatch with an unbounded stack allocation
+            # (EfficientNet); IREE's own lowering of this form compiles.
+            return False
     axis = ir.IntegerAttr(op.attributes["dimension"]).value
     ip, loc = ir.InsertionPoint(op), op.location
     index = ir.IndexType.get()

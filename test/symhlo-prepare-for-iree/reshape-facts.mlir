@@ -198,3 +198,17 @@ func.func @concatenate_static(%arg0: tensor<2x3xf32>, %arg1: tensor<2x5xf32>) ->
   %0 = stablehlo.concatenate %arg0, %arg1, dim = 1 : (tensor<2x3xf32>, tensor<2x5xf32>) -> tensor<2x8xf32>
   return %0 : tensor<2x8xf32>
 }
+
+// -----
+
+// Padding by a broadcast constant (ceil_mode pooling's edge) is left to IREE: as insert_slices
+// it fused into the pooling dispatch with an unbounded stack allocation.
+// CHECK-LABEL: func @concatenate_constant_padding
+// CHECK:         stablehlo.concatenate
+// CHECK-NOT:     tensor.insert_slice
+func.func @concatenate_constant_padding(%arg0: tensor<?x2x?xf32>, %s: tensor<3xi64>) -> tensor<?x2x?xf32> {
+  %zero = stablehlo.constant dense<0.0> : tensor<f32>
+  %pad = stablehlo.dynamic_broadcast_in_dim %zero, %s, dims = [] : (tensor<f32>, tensor<3xi64>) -> tensor<?x2x?xf32>
+  %0 = stablehlo.concatenate %arg0, %pad, dim = 2 : (tensor<?x2x?xf32>, tensor<?x2x?xf32>) -> tensor<?x2x?xf32>
+  return %0 : tensor<?x2x?xf32>
+}
