@@ -95,6 +95,10 @@ ROWS: tuple[Row, ...] = (
         ("test_transformer_ops.py::test_norms_embedding_gather_scatter",
          "test_gaps_indexing.py::test_dynamic_indexing_on_dynamic_operands",
          "test_gaps_gather.py::test_gather_with_batch_h_w_dynamic")),
+    Row("op", "negative and multi-axis indices",
+        "`x[:, i, j]`, `x[i, :, j]`, broadcast index tensors, constant `[-2]`, take, index_fill, "
+        "index_put (also accumulate) with indices in [-n, n), every axis `?`",
+        ("test_negative_indices.py::test_negative_and_multi_axis_indices",)),
     Row("op", "convolution",
         "conv1d / conv2d (stride, padding, dilation, groups, depthwise, transposed) with `?` batch "
         "and spatial dims",
