@@ -106,9 +106,10 @@ ROWS: tuple[Row, ...] = (
          "test_cnn_ops.py::test_conv_transpose2d", "test_cnn_ops.py::test_conv1d_stride_padding",
          "test_cnn_ops.py::test_iree_input_lowers_dynamic_windows_to_linalg")),
     Row("op", "convolution (grouped, depthwise, 3-D)",
-        "grouped / depthwise conv1d (wav2vec2) and conv2d, transposed conv1d, conv3d over `?` batch "
+        "grouped / depthwise conv1d (wav2vec2) and conv2d (also with only the batch `?`), transposed conv1d, conv3d over `?` batch "
         "and spatial dims",
-        ("test_conv_dynamic.py::test_grouped_depthwise_conv3d_dynamic",)),
+        ("test_conv_dynamic.py::test_grouped_depthwise_conv3d_dynamic",
+         "test_conv_dynamic.py::test_grouped_conv_batch_only_dynamic")),
     Row("op", "pooling",
         "max / avg pooling (stride, padding, count_include_pad), adaptive avg pooling to 1x1",
         ("test_cnn_ops.py::test_pooling", "test_cnn_ops.py::test_max_pool2d_dynamic_batch_only")),
