@@ -57,8 +57,10 @@ ROWS: tuple[Row, ...] = (
          "test_transformer_ops.py::test_view_like_ops")),
     Row("op", "slicing, split, cat",
         "slice with symbolic start / end / step, narrow, select, chunk / split / split_with_sizes "
-        "/ unbind, cat and stack along `?` dims, slice then expand",
+        "/ unbind, cat and stack along `?` dims, slice then expand (also of a wider constant "
+        "buffer, as BERT's `token_type_ids[:, :seq]`)",
         ("test_core_models.py::test_slicing_symbolic_bounds",
+         "test_buffer_slice.py::test_slice_of_a_wider_buffer",
          "test_core_models.py::test_cat_split_by_input_sizes",
          "test_transformer_ops.py::test_slicing_split_cat_stack",
          "test_transformer_ops.py::test_former_iree_gaps")),
