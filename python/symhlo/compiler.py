@@ -464,6 +464,9 @@ def _treespec_loads(text: str):
     if not (isinstance(doc, list) and len(doc) == 2):
         raise ValueError("malformed output spec")
     check(doc[1])
+    from .standins import register_standins, spec_type_names
+
+    register_standins(spec_type_names(doc[1]))
     return pytree.treespec_loads(text)
 
 

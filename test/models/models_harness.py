@@ -166,10 +166,11 @@ def dynamic_axes(prog) -> list[tuple[int, int]]:
 def _dim_labels(prog) -> list[str]:
     labels = []
     for d in prog.dims:
-        if not d.bindings:
+        if not d.bindings and not d.derived:
             continue
         hi = "inf" if d.max is None else str(d.max)
-        where = ", ".join(f"{i}[{a}]" for i, a in d.bindings)
+        where = ", ".join([f"{i}[{a}]" for i, a in d.bindings] +
+                          [f"{i}[{a}] = {e}" for i, a, e in d.derived])
         labels.append(f"{d.name}[{d.min}..{hi}]: {where}")
     return labels
 
