@@ -71,9 +71,11 @@ ROWS: tuple[Row, ...] = (
         "`(4 - n % 4) % 4` and by constants along `?` dims",
         ("test_gaps_pad_interp.py::test_reflect_pad_symbolic_amounts",)),
     Row("op", "creation",
-        "arange / full / zeros / ones / new_zeros / empty with symbolic sizes; tril / triu; cumsum",
+        "arange / full / zeros / ones / new_zeros / empty with symbolic sizes; tril / triu; cumsum "
+        "(also over unbounded axes)",
         ("test_core_models.py::test_arange_positions",
-         "test_transformer_ops.py::test_creation_tril_cumsum")),
+         "test_transformer_ops.py::test_creation_tril_cumsum",
+         "test_transformer_ops.py::test_cumsum_unbounded_axes")),
     Row("op", "reductions",
         "sum, mean, max, amax, argmax, var, std over `?` dims; softmax / log_softmax",
         ("test_core_models.py::test_softmax", "test_transformer_ops.py::test_reductions_softmax")),

@@ -107,6 +107,21 @@ def test_creation_tril_cumsum():
                 [(randn(2, 4),), (randn(3, 11),), (randn(2, 512),)], rtol=1e-4, atol=1e-4)
 
 
+class UnboundedScans(nn.Module):
+    """cumsum over unbounded axes (no max): the shift-and-add scan, 31 steps for 2^31."""
+
+    def forward(self, x, mask):
+        return torch.cumsum(x, dim=1), torch.cumsum(mask, -1) * mask, torch.cumsum(x, dim=0)
+
+
+def test_cumsum_unbounded_axes():
+    b, s = Dim("b", min=2), Dim("s", min=2)  # unbounded: no max
+    check_model("cumsum unbounded", UnboundedScans(), (randn(2, 5), randint(2, 2, 5)),
+                ({0: b, 1: s}, {0: b, 1: s}),
+                [(randn(2, 2), randint(2, 2, 2)), (randn(3, 11), randint(2, 3, 11)),
+                 (randn(5, 3000), randint(2, 5, 3000))], rtol=1e-4, atol=1e-3)
+
+
 class Reductions(nn.Module):
     """sum / mean / max / amax / argmax / var / std / softmax / log_softmax over dynamic dims."""
 
