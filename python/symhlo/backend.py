@@ -424,7 +424,7 @@ class _Compiled:
         # range would then recompile instead of raising ShapeError).
 
     def _build(self, int_values: dict[int, int]):
-        from .compiler import _bump, compile as symhlo_compile
+        from .compiler import compile as symhlo_compile
         from .export import export as symhlo_export
 
         plan, opts = self.plan, self.options

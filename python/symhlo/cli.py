@@ -114,7 +114,7 @@ def _read_mlir(path: str) -> str:
         raise CliError(f"{path}: error: no such file")
     data = p.read_bytes()
     if data.startswith(b"ML\xefR"):
-        from .opt import ParseFailure, read_bytecode_isolated
+        from .mlir_input import ParseFailure, read_bytecode_isolated
 
         try:  # in a child process: MLIR's bytecode reader can hang or crash on a crafted file
             data = read_bytecode_isolated(data, path, portable=True, locations=False).encode()
@@ -134,7 +134,7 @@ def _parse_check(text: str, path: str) -> None:
     from torch_mlir import ir
     from symhlo.passes.ir_util import new_context
 
-    from .opt import check_source_limits
+    from .mlir_input import check_source_limits
 
     problems = check_source_limits(text, path)  # inputs that would crash the parser
     if problems:
