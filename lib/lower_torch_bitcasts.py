@@ -1,4 +1,4 @@
-"""symhlo-lower-torch-bitcasts: torch.aten.view.dtype between types of one bit width -> stablehlo.bitcast_convert.
+"""symhlo-lower-torch-bitcasts: torch.aten.view.dtype of one bit width -> stablehlo.bitcast_convert.
 
 convert-torch-to-stablehlo has no pattern for `aten.view.dtype` (reinterpreting a tensor's bits
 as another dtype), which torch's own decompositions use (signbit) and which symhlo's exact

@@ -5,7 +5,7 @@ Each decomposition rewrites one aten op into elementwise ATen ops that torch-mli
 (add/mul/div, where, comparisons, floor/round, exp, log, log1p, sqrt), so the sizes stay
 symbolic like any other elementwise op:
 
-    aten.erfc(x)  ==>  where(|x| < 1, 1 - x*T(x^2), exp(-x^2) * (1/|x|) * P(1/x^2)), reflected for x < 0
+    aten.erfc(x)  ==>  where(|x| < 1/2, 1 - x*T(x^2), exp(-x^2) * erfcx(|x|)), reflected for x < 0
 
 Conventions shared by every function here:
   * float32 in, float32 arithmetic. float16/bfloat16 are computed in float32 and rounded back (as
@@ -309,7 +309,8 @@ def erf(x):
     """erf in float32 (Cephes erff / erfcf): x*T(x^2) on |x| < 1, 1 - erfc(|x|) beyond, signed."""
     a = x.abs()
     big = 1.0 - _erfc_abs(torch.where(a < 1.0, 1.0, a))
-    out = torch.where(a < 1.0, _erf_small(torch.where(a < 1.0, x, 0.0)), torch.where(x < 0, -big, big))
+    small = _erf_small(torch.where(a < 1.0, x, 0.0))
+    out = torch.where(a < 1.0, small, torch.where(x < 0, -big, big))
     return torch.where(torch.isnan(x), x, out)
 
 
@@ -945,10 +946,11 @@ _FLT_EPS = 1.1920928955078125e-07
 
 def airy_ai(x):
     """aten.special_airy_ai -> torch's airy_ai_forward (Cephes airy, Ai only) step for step:
-    x < -2.09: the oscillating asymptotic form (sin/cos of eager's float32 phase, NaN past
-    1.5e7); x >= 2.09: the decaying one (0 past 103.892); between: the Maclaurin series, whose
-    `while t > eps` loop takes at most 10 steps on [-2.09, 2.09] (unrolled with a done mask,
-    12 steps). NaN at +-inf. Measured vs eager on [-30, 30]: <= 4 ulp away from Ai's zeros.
+    x < -2.09: the oscillating asymptotic form (sin/cos of eager's float32 phase (2/3)|x|^1.5,
+    NaN below x = -7.9e4, where the phase passes 1.5e7); x >= 2.09: the decaying one (0 past
+    103.892); between: the Maclaurin series, whose `while t > eps` loop takes at most 10 steps
+    on [-2.09, 2.09] (unrolled with a done mask, 12 steps). NaN at +-inf. Measured vs eager on
+    [-30, 30]: <= 4 ulp away from Ai's zeros.
     """
     neg = x < -2.09
     xn = torch.where(neg, x, -3.0)
@@ -1045,7 +1047,8 @@ def _cheb_large(x, n, kind: str):
     v_pos = _cheb_hyperbolic(a, n, k_pos)
     v_neg = _cheb_hyperbolic(a, n, k_neg)
     v = torch.where(x < 0, v_neg, v_pos)
-    v_prev = torch.where(x < 0, _cheb_hyperbolic(a, n - 2.0, k_neg), _cheb_hyperbolic(a, n - 2.0, k_pos))
+    v_prev = torch.where(x < 0, _cheb_hyperbolic(a, n - 2.0, k_neg),
+                         _cheb_hyperbolic(a, n - 2.0, k_pos))
     v = torch.where(x < 0, torch.where(_is_odd(n), -v, v), v)
     return torch.where((v.abs() == _INF) & (v_prev.abs() == _INF), _NAN, v)
 
@@ -1102,8 +1105,10 @@ def _chebyshev_op(kind: str, shifted: bool):
     prefix = "shifted_" if shifted else ""
     fn.__name__ = f"{prefix}chebyshev_polynomial_{kind.lower()}"
     fn.__doc__ = (f"aten.special_{fn.__name__} -> torch's {fn.__name__}_forward case for case "
-                  "(see _chebyshev). Measured vs eager on x in [-9, 9], n in [-9, 40]: <= 2e-6 "
-                  "relative (the closed form past n = 16: <= 6e-5, eager's own recurrence error).")
+                  "(see _chebyshev). Measured vs eager on x in [-3, 3], n in [-2, 60]: on |y| <= 1 "
+                  "<= 5e-6 * (2n + 1) absolute (acos's rounding times n in the trigonometric "
+                  "forms); on |y| > 1 <= 1.4e-5 relative (the closed form past n = 16 vs eager's "
+                  "recurrence, whose own error is 5e-5 at n = 6000, y = 1.0001).")
     return fn
 
 
@@ -1178,8 +1183,7 @@ def _legendre_n(x, n: int):
     for k in range(1, n):
         r = (float(k + k + 1) * x * q - float(k) * p) / float(k + 1)
         p, q = q, r
-    # torch: at |x| == 1, 1 when x > 0 or n == 1 (sic: P_1(-1) comes out 1) or n is even.
-    end = torch.ones_like(x) if (n == 1 or n % 2 == 0) else torch.where(x > 0, 1.0, -1.0)
+    end = torch.ones_like(x) if n % 2 == 0 else torch.where(x > 0, 1.0, -1.0)  # at |x| == 1
     return torch.where(x.abs() == 1.0, end, q)
 
 
@@ -1275,8 +1279,12 @@ def hypot(a, b):
 
 
 def angle(x):
-    """aten.angle on a real tensor -> pi where x < 0, 0 where x >= 0, NaN kept (eager's rule)."""
-    return torch.where(torch.isnan(x), x, torch.where(x < 0, _PI, 0.0))
+    """aten.angle on a real tensor -> pi where x < 0, 0 where x >= 0, NaN kept (eager's rule);
+    x < 0 read off the float32 bits (sign set, not -0), so negative subnormals, which IREE's CPU
+    compares as 0, still give pi."""
+    b = _bits(x)
+    neg = (b < 0) & (torch.bitwise_and(b, _MAG) != 0)
+    return torch.where(torch.isnan(x), x, torch.where(neg, _PI, 0.0))
 
 
 def _shift_index(n, up: bool) -> torch.Tensor:
