@@ -179,6 +179,11 @@ def test_orthogonal_polynomials():
 def test_polynomials_with_a_python_degree():
     fns = {f"{name}(n={k})": (lambda x, f=getattr(torch.special, name), k=k: f(x, k))
            for name in ("laguerre_polynomial_l", "legendre_polynomial_p") for k in (0, 1, 3, 9)}
+    fns.update({  # the .n_scalar / .x_scalar overloads of the tensor-degree families
+        "chebyshev_polynomial_t(n=7)": lambda x: torch.special.chebyshev_polynomial_t(x / 3, 7),
+        "hermite_polynomial_he(n=5)": lambda x: torch.special.hermite_polynomial_he(x, 5),
+        "chebyshev_polynomial_u(0.3, n)":
+            lambda x: torch.special.chebyshev_polynomial_u(0.3, torch.round(x * 3))})
     edges = [0.0, 1.0, -1.0, 0.5, INF]       # not NaN: eager returns an uninitialized value
     check_model(*_case(list(fns), fns.values(),
                        lambda n: (_values(n, -3.0, 3.0, edges, n),), (20, 33, 61)),
