@@ -98,6 +98,7 @@ _PASSES: dict[str, str] = {
     "symhlo-inline-private-calls": "inline_private_calls:InlinePrivateCalls",
     "symhlo-lower-shape-assertions": "lower_shape_assertions:LowerShapeAssertions",
     "symhlo-lower-dynamic-operand-ops": "lower_dynamic_operand_ops:LowerDynamicOperandOps",
+    "symhlo-lower-torch-bitcasts": "lower_torch_bitcasts:LowerTorchBitcasts",
 }
 
 # name -> (summary, elements). Elements may name passes, upstream passes or other pipelines.
@@ -112,7 +113,8 @@ _PIPELINES: dict[str, tuple[str, list[str]]] = {
     ),
     "symhlo-torch-backend-to-stablehlo-pipeline": (
         "Torch backend IR -> pure StableHLO with explicit symbolic size arithmetic.",
-        ["torch-backend-to-stablehlo-backend-pipeline",
+        ["symhlo-lower-torch-bitcasts",
+         "torch-backend-to-stablehlo-backend-pipeline",
          "symhlo-shape-to-stablehlo",
          "symhlo-fold-float-size-arithmetic",
          "symhlo-fold-size-ranges",

@@ -70,6 +70,26 @@ ROWS: tuple[Row, ...] = (
         "reflect padding (1-D, 2-D, conv `padding_mode=\"reflect\"`) by symbolic amounts "
         "`(4 - n % 4) % 4` and by constants along `?` dims",
         ("test_gaps_pad_interp.py::test_reflect_pad_symbolic_amounts",)),
+    Row("op", "special functions",
+        "erfc, erfcx, log_ndtr, erfinv, ndtri; lgamma, digamma, polygamma, mvlgamma, zeta; Bessel "
+        "I0/I1/K0/K1 (scaled), J0/J1/Y0/Y1, spherical j0, airy_ai; Chebyshev T/U/V/W (shifted), "
+        "Hermite H/He, Laguerre/Legendre with a Python degree: float32 (float16/bfloat16 through "
+        "float32) on `?` dims; the oscillating ones NaN past |x| = 1.5e7",
+        ("test_special_functions.py::test_error_function_family",
+         "test_special_functions.py::test_inverse_error_functions",
+         "test_special_functions.py::test_gamma_family",
+         "test_special_functions.py::test_polygamma_via_zeta",
+         "test_special_functions.py::test_mvlgamma_and_zeta",
+         "test_special_functions.py::test_bessel_family",
+         "test_special_functions.py::test_oscillating_functions_past_the_sincos_range_are_nan",
+         "test_special_functions.py::test_orthogonal_polynomials",
+         "test_special_functions.py::test_polynomials_with_a_python_degree",
+         "test_special_functions.py::test_dtypes_follow_eager")),
+    Row("op", "sign and bit ops, fftshift",
+        "copysign, signbit, frexp, nextafter bit-exact through float32 bits (negative NaNs, "
+        "subnormals); hypot, angle; fftshift / ifftshift over `?` axes",
+        ("test_special_functions.py::test_sign_and_bit_ops_are_exact",
+         "test_special_functions.py::test_fftshift_over_dynamic_axes")),
     Row("op", "creation",
         "arange / full / zeros / ones / new_zeros / empty with symbolic sizes; tril / triu; cumsum "
         "(also over unbounded axes)",
@@ -153,6 +173,10 @@ ROWS: tuple[Row, ...] = (
     Row("data-dependent", "ops without a StableHLO lowering (e.g. fft)",
         "the error names the op and its source location, never a half-converted module",
         ("test_unsupported.py::test_op_without_stablehlo_lowering_is_named_with_location",)),
+    Row("data-dependent", "loops bounded by a data value; float64 special functions",
+        "Laguerre/Legendre with a tensor degree, igamma/igammac (their loops have no static "
+        "bound), and the special functions on float64 (float32 algorithms only)",
+        ("test_special_functions.py::test_unbounded_loops_and_float64_refused",)),
     Row("data-dependent", "grouped conv3d, max pool with return_indices, over `?` spatial dims",
         "no lowering IREE 3.13 compiles (grouped 3-D linalg conv; indices hit IREE's 64 push "
         "constants): the error names the op",

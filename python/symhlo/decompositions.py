@@ -374,11 +374,13 @@ def symhlo_decompositions() -> dict[torch._ops.OpOverload, Callable]:
     """The decompositions symhlo applies on top of torch-mlir's table."""
     from .indexing import indexing_decompositions
     from .pooling import pooling_decompositions
+    from .special import special_decompositions
     from .views import as_strided_view
 
     return {
         **pooling_decompositions(),
         **indexing_decompositions(),
+        **special_decompositions(),
         aten.as_strided.default: as_strided_view,
         aten.upsample_nearest1d.vec: upsample_nearest,
         aten.upsample_nearest2d.vec: upsample_nearest,
