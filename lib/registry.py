@@ -97,6 +97,8 @@ _PASSES: dict[str, str] = {
     "symhlo-inline-private-calls": "inline_private_calls:InlinePrivateCalls",
     "symhlo-lower-shape-assertions": "lower_shape_assertions:LowerShapeAssertions",
     "symhlo-lower-dynamic-operand-ops": "lower_dynamic_operand_ops:LowerDynamicOperandOps",
+    "symhlo-lower-torch-sort": "lower_torch_sort:LowerTorchSort",
+    "symhlo-keep-sort-results-for-iree": "keep_sort_results_for_iree:KeepSortResultsForIree",
 }
 
 # name -> (summary, elements). Elements may name passes, upstream passes or other pipelines.
@@ -111,7 +113,8 @@ _PIPELINES: dict[str, tuple[str, list[str]]] = {
     ),
     "symhlo-torch-backend-to-stablehlo-pipeline": (
         "Torch backend IR -> pure StableHLO with explicit symbolic size arithmetic.",
-        ["torch-backend-to-stablehlo-backend-pipeline",
+        ["symhlo-lower-torch-sort",
+         "torch-backend-to-stablehlo-backend-pipeline",
          "symhlo-shape-to-stablehlo",
          "symhlo-fold-float-size-arithmetic",
          "symhlo-simplify-broadcasts",
@@ -130,7 +133,8 @@ _PIPELINES: dict[str, tuple[str, list[str]]] = {
     "symhlo-stablehlo-to-iree-input-pipeline": (
         "Pure StableHLO -> the forms IREE 3.13 compiles (tensor reshapes, broadcast hints, "
         "linalg convs and pooling over dynamic spatial dims, static-size slices and gathers).",
-        ["symhlo-lower-dynamic-operand-ops", "symhlo-narrow-f64-constants-for-iree",
+        ["symhlo-keep-sort-results-for-iree",
+         "symhlo-lower-dynamic-operand-ops", "symhlo-narrow-f64-constants-for-iree",
          "symhlo-lower-dynamic-indexing-for-iree", "symhlo-prepare-for-iree",
          "symhlo-lower-dynamic-windows-for-iree", "canonicalize", "cse"],
     ),
