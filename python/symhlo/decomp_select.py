@@ -15,6 +15,99 @@ import torch
 aten = torch.ops.aten
 
 
+# -- helpers ---------------------------------------------------------------------------------------
+
+def _upper_bound(n) -> int | None:
+    """An upper bound of a size (int or SymInt) from its symbols' ranges; None when unbounded."""
+    if isinstance(n, int):
+        return n
+    bound = n.node.shape_env.bound_sympy(n.node.expr).upper
+    return int(bound) if bound.is_Integer else None
+
+
+def _source_line() -> str:
+    from .views import _source_line as line
+
+    return line()
+
+
+def _unsupported(op: str, why: str):
+    from .errors import UnsupportedOpError
+
+    return UnsupportedOpError(f"unsupported op '{op}' at {_source_line()}: {why}")
+
+
+def _lowest(dtype: torch.dtype):
+    return -float("inf") if dtype.is_floating_point else torch.iinfo(dtype).min
+
+
+def _highest(dtype: torch.dtype):
+    return float("inf") if dtype.is_floating_point else torch.iinfo(dtype).max
+
+
+# Axis bound up to which a scan is a masked reduction over an n x n triangle (O(n^2)), as
+# symhlo-decompose-symbolic-torch-ops does for cumsum; longer or unbounded axes take a
+# log-step (Hillis-Steele) scan, O(n log n_max).
+_TRIANGLE_MAX = 1024
+
+
+def _triangle(n) -> torch.Tensor:
+    """(n, n) bool, [i, j] = j <= i."""
+    i = torch.arange(n)
+    return i[None, :] <= i[:, None]
+
+
+def _shift(x: torch.Tensor, k: int, fill) -> torch.Tensor:
+    """x moved k places up the last axis, the first k places `fill`: a gather of
+    clamp(j - k, 0), masked (no cat or slice, whose contiguity checks would guard on n)."""
+    j = torch.arange(x.shape[-1])
+    moved = torch.index_select(x, -1, torch.clamp(j - k, min=0))
+    return torch.where(j >= k, moved, torch.full((), fill, dtype=x.dtype))
+
+
+def _log_step_scan(x: torch.Tensor, reduce, fill, bound: int | None) -> torch.Tensor:
+    """Inclusive scan of x along the last axis: x = reduce(stack([shift(x, k), x], -1)) for
+    k = 1, 2, 4, ... below the bound (2**31 when unbounded); `fill` is the reduction's identity.
+
+    Each step combines through a reduction over the 2-element axis, not an elementwise op:
+    IREE 3.13 clones gathers and elementwise producers into their consumers, so an elementwise
+    chain of 31 gather steps that each read the previous step twice compiled for over 300 s
+    (cummax); a reduction is a dispatch root, so the steps stay separate dispatches."""
+    k, bound = 1, bound if bound is not None else 2**31
+    while k < bound:
+        x = reduce(torch.stack([_shift(x, k, fill), x], -1))
+        k *= 2
+    return x
+
+
+# kind -> (reduction over the last axis, identity for x's dtype)
+_SCANS = {
+    "prod": (lambda t: t.prod(-1), lambda dt: 1),
+    "max": (lambda t: t.amax(-1), _lowest),
+    "min": (lambda t: t.amin(-1), _highest),
+    "logaddexp": (lambda t: torch.logsumexp(t, -1), lambda dt: -float("inf")),
+}
+
+
+def _scan(x: torch.Tensor, kind: str) -> torch.Tensor:
+    """Inclusive scan of `kind` along x's last axis: a masked reduction over the triangle j <= i
+    when the axis bound is <= 1024, else a log-step scan of gathers (NaN propagates in max/min
+    as in eager's cummax/cummin)."""
+    reduce, identity = _SCANS[kind]
+    fill = identity(x.dtype)
+    bound = _upper_bound(x.shape[-1])
+    if bound is not None and bound <= _TRIANGLE_MAX:
+        tri = _triangle(x.shape[-1])
+        return reduce(torch.where(tri, x.unsqueeze(-2), torch.full((), fill, dtype=x.dtype)))
+    return _log_step_scan(x, reduce, fill, bound)
+
+
+def _scan_axis(x: torch.Tensor, dim: int):
+    """(x with `dim` moved last, a function moving a result's last axis back)."""
+    dim = dim % max(x.dim(), 1)
+    return x.movedim(dim, -1), lambda t: t.movedim(-1, dim)
+
+
 def sort_stable(x, *, stable=None, dim: int = -1, descending: bool = False):
     """aten.sort.stable(x, stable, dim, descending) ==> aten.sort(x, dim, descending).
 
@@ -39,10 +132,193 @@ def fmin(a, b):
     return torch.where(torch.isnan(a), b, torch.where(torch.isnan(b), a, torch.minimum(a, b)))
 
 
+# -- scans -----------------------------------------------------------------------------------------
+
+def cumprod(x, dim: int, *, dtype=None):
+    """aten.cumprod(x, dim) ==> prod over the triangle j <= i (axis bound <= 1024) or a log-step
+    scan of products; torch-mlir has no lowering of cumprod.
+
+        y[..., i] = prod(where(j <= i, x[..., j], 1), -1)           (bound <= 1024)
+        y = y * shift(y, k, 1) for k = 1, 2, 4, ...                  (longer axes)
+    """
+    if dtype is not None:
+        x = x.to(dtype)
+    elif not x.dtype.is_floating_point and not x.dtype.is_complex:
+        x = x.to(torch.int64)  # integer cumprod accumulates in int64, as eager
+    if x.dim() == 0:
+        return x.clone()
+    moved, back = _scan_axis(x, dim)
+    y = _scan(moved, "prod")
+    return back(y)
+
+
+def logcumsumexp(x, dim: int):
+    """aten.logcumsumexp(x, dim) ==> logsumexp over the triangle j <= i, or a log-step scan of
+    logaddexp; torch-mlir decomposes it into an aten.cumsum of exp after its own cumsum lowering
+    ran (left unsupported), and exp(x) overflows where eager does not."""
+    if x.dim() == 0:
+        return x.clone()
+    moved, back = _scan_axis(x, dim)
+    y = _scan(moved, "logaddexp")
+    return back(y)
+
+
+def _cum_extreme(x, dim: int, largest: bool):
+    """(values, indices) of cummax (largest) / cummin with eager's rules: the index is the last
+    j <= i holding the running extreme (eager updates on >= / <=), and once a NaN is seen the
+    value is NaN and the index the last NaN's.
+
+        m = scan(max, x)                              (min for cummin; NaN propagates)
+        indices = scan(max, where(x == m or both NaN, j, -1))
+
+    The second scan is exact because m is monotone: the last j <= i with x[j] == m[j] has
+    m[j] == m[i] (the position where m first reached m[i] is such a j)."""
+    if x.dim() == 0:
+        return x.clone(), torch.zeros((), dtype=torch.int64)
+    moved, back = _scan_axis(x, dim)
+    values = _scan(moved, "max" if largest else "min")
+    hit = moved == values
+    if x.dtype.is_floating_point:
+        hit = hit | (torch.isnan(moved) & torch.isnan(values))
+    j = torch.arange(moved.shape[-1])
+    indices = _scan(torch.where(hit, j, -1), "max")
+    return back(values), back(indices)
+
+
+def cummax(x, dim: int):
+    """aten.cummax ==> running max and the index of its last occurrence (see _cum_extreme)."""
+    return _cum_extreme(x, dim, True)
+
+
+def cummin(x, dim: int):
+    """aten.cummin ==> running min and the index of its last occurrence (see _cum_extreme)."""
+    return _cum_extreme(x, dim, False)
+
+
+def linalg_vander(x, *, N=None):
+    """aten.linalg_vander(x, N) ==> cumprod over [1, x, x, ...] (N columns): x**i as eager's
+    products. torch's own decomposition cats a ones column to a cumprod of a slice, and its
+    contiguity checks guard on the `?` size (`n - 1 >= 2`)."""
+    x = x.reshape(1) if x.dim() == 0 else x   # a 0-d x is one row, as eager
+    n = x.shape[-1] if N is None else N
+    if not x.dtype.is_floating_point and not x.dtype.is_complex:
+        x = x.to(torch.int64)  # integer inputs give int64, as eager
+    i = torch.arange(n)
+    cols = torch.where(i == 0, torch.ones((), dtype=x.dtype), x.unsqueeze(-1))
+    return cumprod(cols, -1)
+
+
+# -- selection (through aten.sort: NaN largest, ties in input order) -------------------------------
+
+def _pick(t: torch.Tensor, dim: int, pos: torch.Tensor, keepdim: bool) -> torch.Tensor:
+    """t gathered along `dim` at `pos` (keepdim-shaped), squeezed unless keepdim."""
+    out = torch.gather(t, dim, pos)
+    return out if keepdim else out.squeeze(dim)
+
+
+def kthvalue(x, k: int, dim: int = -1, keepdim: bool = False):
+    """aten.kthvalue ==> the k-th smallest along `dim` of aten.sort (NaN sorts last, as eager's
+    kthvalue orders it), and its index."""
+    if x.dim() == 0:
+        return x.clone(), torch.zeros((), dtype=torch.int64)
+    dim = dim % x.dim()
+    s, i = aten.sort.default(x, dim, False)
+    v, ix = s.narrow(dim, k - 1, 1), i.narrow(dim, k - 1, 1)
+    return (v, ix) if keepdim else (v.squeeze(dim), ix.squeeze(dim))
+
+
+def _median_position(x, dim: int, ignore_nan: bool) -> torch.Tensor:
+    """The sorted position (keepdim-shaped, int64) of the lower median along `dim`.
+
+    median: (n - 1) // 2, or the first NaN (position = count of non-NaN) when there is one, so
+    the result is NaN and its index the first NaN's, as eager. nanmedian: (c - 1) // 2 over the
+    c non-NaN values, with C's truncation (0 when c = 0: the first NaN, as eager)."""
+    count = (~torch.isnan(x)).sum(dim, keepdim=True) if x.dtype.is_floating_point else None
+    if ignore_nan and count is not None:
+        return torch.where(count > 0, (count - 1) // 2, 0)
+    n = x.shape[dim]
+    mid = torch.full(count.shape if count is not None else
+                     [1 if a == dim else s for a, s in enumerate(x.shape)], (n - 1) // 2,
+                     dtype=torch.int64)
+    return mid if count is None else torch.where(count < n, count, mid)
+
+
+def _median_dim(x, dim: int, keepdim: bool, ignore_nan: bool):
+    if x.dim() == 0:
+        return x.clone(), torch.zeros((), dtype=torch.int64)
+    dim = dim % x.dim()
+    s, i = aten.sort.default(x, dim, False)
+    pos = _median_position(x, dim, ignore_nan)
+    return _pick(s, dim, pos, keepdim), _pick(i, dim, pos, keepdim)
+
+
+def median_dim(x, dim: int = -1, keepdim: bool = False):
+    """aten.median.dim ==> the lower median of aten.sort along `dim` and its index; NaN (and the
+    first NaN's index) where the slice holds a NaN."""
+    return _median_dim(x, dim, keepdim, ignore_nan=False)
+
+
+def nanmedian_dim(x, dim: int = -1, keepdim: bool = False):
+    """aten.nanmedian.dim ==> the lower median of the non-NaN values along `dim` (NaN sorts
+    last) and its index; all-NaN slices give NaN and the first NaN's index, as eager."""
+    return _median_dim(x, dim, keepdim, ignore_nan=True)
+
+
+def median(x):
+    """aten.median (all elements) ==> median.dim of the flattened tensor's values."""
+    return _median_dim(x.reshape(-1), 0, False, ignore_nan=False)[0]
+
+
+def nanmedian(x):
+    """aten.nanmedian (all elements) ==> nanmedian.dim of the flattened tensor's values."""
+    return _median_dim(x.reshape(-1), 0, False, ignore_nan=True)[0]
+
+
+def mode(x, dim: int = -1, keepdim: bool = False):
+    """aten.mode ==> eager's CPU rule over aten.sort: the first longest run of equal values in
+    ascending order (so the smallest most frequent value), its value and index taken at the
+    run's last element (for equal values, the last in input order).
+
+        s, p = sort(x, dim)                     NaN last; NaN != NaN, so each NaN is a run of 1
+        start = cummax(where(s[i] != s[i-1] or i == 0, i, 0))      first position of i's run
+        end = s[i] != s[i+1] or i == n - 1                            i ends its run
+        i* = argmax(where(end, i - start + 1, 0))                   first longest run
+        values, indices = s[i*], p[i*]
+    """
+    if x.dim() == 0:
+        return x.clone(), torch.zeros((), dtype=torch.int64)
+    dim = dim % x.dim()
+    s, p = aten.sort.default(x, dim, False)
+    sm, back = _scan_axis(s, dim)
+    n = sm.shape[-1]
+    j = torch.arange(n)
+    last = torch.full((), n - 1, dtype=torch.int64)
+    # Neighbours by gathers, not slices: slicing a `?` axis makes torch guard on its size.
+    prev = torch.index_select(sm, -1, torch.clamp(j - 1, min=0))
+    nxt = torch.index_select(sm, -1, torch.minimum(j + 1, last))
+    starts = (j == 0) | (sm != prev)
+    ends = (j == last) | (sm != nxt)
+    start = _scan(torch.where(starts, j, 0), "max")
+    run = torch.where(ends, j - start + 1, 0)
+    best = torch.argmax(run, -1, keepdim=True)
+    return _pick(s, dim, back(best), keepdim), _pick(p, dim, back(best), keepdim)
+
+
 def select_decompositions() -> dict[torch._ops.OpOverload, Callable]:
     """The decompositions of this module, for symhlo.decompositions' table."""
     return {
         aten.sort.stable: sort_stable,
         aten.fmax.default: fmax,
         aten.fmin.default: fmin,
+        aten.cumprod.default: cumprod,
+        aten.logcumsumexp.default: logcumsumexp,
+        aten.linalg_vander.default: linalg_vander,
+        aten.cummax.default: cummax,
+        aten.cummin.default: cummin,
+        aten.kthvalue.default: kthvalue,
+        aten.median.default: median,
+        aten.median.dim: median_dim,
+        aten.nanmedian.default: nanmedian,
+        aten.nanmedian.dim: nanmedian_dim,
+        aten.mode.default: mode,
     }
