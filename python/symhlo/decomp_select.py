@@ -304,6 +304,135 @@ def mode(x, dim: int = -1, keepdim: bool = False):
     return _pick(s, dim, back(best), keepdim), _pick(p, dim, back(best), keepdim)
 
 
+# -- norms and distances ---------------------------------------------------------------------------
+
+def _torch_decomposition(op):
+    from torch._decomp import decomposition_table
+
+    return decomposition_table[op]
+
+
+def linalg_vector_norm(x, ord=2, dim=None, keepdim: bool = False, *, dtype=None):
+    """aten.linalg_vector_norm ==> torch's reference (sum of |x|**ord, amax / amin of |x|, count
+    of nonzeros), with a 0-d x taken as its 1-element 1-d view (torch-mlir's reductions over a
+    `dim` of a 0-d operand fail)."""
+    ref = _torch_decomposition(aten.linalg_vector_norm.default)
+    if x.dim() == 0:
+        dims = None if dim is None else [0] * (len(dim) if isinstance(dim, (list, tuple)) else 1)
+        out = ref(x.reshape(1), ord, dims, keepdim, dtype=dtype)
+        return out.reshape(())
+    return ref(x, ord, dim, keepdim, dtype=dtype)
+
+
+def linalg_norm(x, ord=None, dim=None, keepdim: bool = False, *, dtype=None):
+    """aten.linalg_norm ==> torch's reference: vector_norm, or matrix_norm for 2-d reductions
+    (whose 2 / -2 / 'nuc' orders go through an SVD, which symhlo refuses as `_linalg_svd`)."""
+    import torch._refs.linalg as refs
+
+    if isinstance(dim, int):
+        dim = [dim]
+    if ord is not None and ((dim is not None and len(dim) == 2) or (dim is None and x.dim() == 2)):
+        return refs.matrix_norm(x, ord, dim if dim is not None else (0, 1), keepdim, dtype=dtype)
+    return linalg_vector_norm(x, 2.0 if ord is None else ord, dim, keepdim, dtype=dtype)
+
+
+def isclose(a, b, rtol: float = 1e-5, atol: float = 1e-8, equal_nan: bool = False):
+    """aten.isclose ==> eager's rule: a == b, or both NaN when equal_nan, or (when rtol or atol is
+    nonzero) |a - b| finite and <= atol + |rtol * b|; integers compare in the default float
+    dtype, as eager."""
+    if not a.dtype.is_floating_point and not a.dtype.is_complex and a.dtype != torch.bool:
+        a, b = a.to(torch.get_default_dtype()), b.to(torch.get_default_dtype())
+    close = a == b
+    if equal_nan and a.dtype.is_floating_point:
+        close = close | (torch.isnan(a) & torch.isnan(b))
+    if rtol == 0 and atol == 0:
+        return close
+    allowed = atol + torch.abs(rtol * b)
+    actual = torch.abs(a - b)
+    return close | (torch.isfinite(actual) & (actual <= allowed))
+
+
+def addmv(self, mat, vec, *, beta=1, alpha=1):
+    """aten.addmv ==> torch's decomposition (beta * self + alpha * mat @ vec; beta == 0 ignores
+    self, NaN included)."""
+    return _torch_decomposition(aten.addmv.default)(self, mat, vec, beta=beta, alpha=alpha)
+
+
+def dist(a, b, p=2):
+    """aten.dist(a, b, p) ==> vector_norm(a - b, p) over all elements."""
+    return linalg_vector_norm(a - b, p)
+
+
+def rms_norm(x, normalized_shape, weight=None, eps=None):
+    """aten.rms_norm ==> eager's composite: x * rsqrt(mean(x**2 over the normalized dims) + eps)
+    (* weight), computed in float32 for half inputs; eps defaults to the compute dtype's eps."""
+    compute = torch.float32 if x.dtype in (torch.float16, torch.bfloat16) else x.dtype
+    eps = torch.finfo(compute).eps if eps is None else eps
+    dims = list(range(x.dim() - len(normalized_shape), x.dim()))
+    xc = x.to(compute)
+    y = (xc * torch.rsqrt(xc.pow(2).mean(dims, keepdim=True) + eps)).to(x.dtype)
+    if weight is not None:
+        y = (y * weight).to(x.dtype)
+    return y
+
+
+def batch_norm_with_update_functional(x, weight, bias, running_mean, running_var,
+                                      momentum: float, eps: float):
+    """aten._batch_norm_with_update_functional ==> torch's decomposition (batch statistics,
+    updated running stats)."""
+    return _torch_decomposition(aten._batch_norm_with_update_functional.default)(
+        x, weight, bias, running_mean, running_var, momentum, eps)
+
+
+def _pairwise(x1, x2, p: float):
+    """(..., P, R) p-norm distances between rows of x1 (..., P, M) and x2 (..., R, M), from the
+    differences (exact, as eager's direct path; no |a|^2 + |b|^2 - 2ab cancellation)."""
+    d = (x1.unsqueeze(-2) - x2.unsqueeze(-3)).abs()
+    if p == 0:
+        return (d != 0).sum(-1).to(x1.dtype)
+    if p == float("inf"):
+        return d.amax(-1)
+    if p == 1:
+        return d.sum(-1)
+    if p == 2:
+        return d.pow(2).sum(-1).sqrt()
+    return d.pow(p).sum(-1).pow(1.0 / p)
+
+
+def cdist_forward(x1, x2, p: float, compute_mode=None):
+    """aten._cdist_forward ==> p-norm of the broadcast differences (B, P, R, M).
+
+    Eager's p = 2 path for P or R > 25 (or compute_mode 'use_mm_for_euclid_dist') is a matmul
+    form that loses digits to cancellation; the difference form is exact and within its error."""
+    return _pairwise(x1, x2, p)
+
+
+def pdist_forward(x, p: float = 2):
+    """aten._pdist_forward(x (n, m), p) ==> the distances of the pairs i < j in row-major order,
+    n (n - 1) / 2 of them, gathered from the (n, n) distance matrix.
+
+    Pair k's row i is the largest with start(i) = i n - i (i + 1) / 2 <= k: estimated with the
+    f32 root i ~ (2n - 1 - sqrt((2n - 1)**2 - 8k)) / 2 of start(i) = k, then corrected by one
+    step each way on exact int64 starts (the estimate is within 1 for n < 2**24); j = k -
+    start(i) + i + 1."""
+    n = x.shape[0]
+    full = _pairwise(x, x, p)                                   # (n, n)
+    count = n * (n - 1) // 2
+    k = torch.arange(count)
+    nn = torch.full((), n, dtype=torch.int64)
+    b = 2 * nn - 1
+    root = torch.sqrt((b * b - 8 * k).to(torch.float32))
+    i = torch.floor((b.to(torch.float32) - root) / 2).to(torch.int64).clamp(min=0)
+
+    def start(r):
+        return r * nn - r * (r + 1) // 2
+
+    i = torch.where(start(i) > k, i - 1, i)
+    i = torch.where(start(i + 1) <= k, i + 1, i)
+    j = k - start(i) + i + 1
+    return torch.index_select(full.reshape(-1), 0, i * nn + j)
+
+
 def select_decompositions() -> dict[torch._ops.OpOverload, Callable]:
     """The decompositions of this module, for symhlo.decompositions' table."""
     return {
@@ -321,4 +450,14 @@ def select_decompositions() -> dict[torch._ops.OpOverload, Callable]:
         aten.nanmedian.default: nanmedian,
         aten.nanmedian.dim: nanmedian_dim,
         aten.mode.default: mode,
+        aten.linalg_vector_norm.default: linalg_vector_norm,
+        aten.linalg_norm.default: linalg_norm,
+        aten.linalg_norm.ord_str: linalg_norm,
+        aten.isclose.default: isclose,
+        aten.addmv.default: addmv,
+        aten.dist.default: dist,
+        aten.rms_norm.default: rms_norm,
+        aten._batch_norm_with_update_functional.default: batch_norm_with_update_functional,
+        aten._cdist_forward.default: cdist_forward,
+        aten._pdist_forward.default: pdist_forward,
     }
