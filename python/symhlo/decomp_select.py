@@ -379,9 +379,14 @@ def rms_norm(x, normalized_shape, weight=None, eps=None):
 def batch_norm_with_update_functional(x, weight, bias, running_mean, running_var,
                                       momentum: float, eps: float):
     """aten._batch_norm_with_update_functional ==> torch's decomposition (batch statistics,
-    updated running stats)."""
-    return _torch_decomposition(aten._batch_norm_with_update_functional.default)(
+    updated running stats), its 0-element `reserve` output sliced off x instead of empty(0),
+    which torch-mlir lowers to a `tensor.empty` (not StableHLO); a ui8 literal does not lower
+    either."""
+    out = _torch_decomposition(aten._batch_norm_with_update_functional.default)(
         x, weight, bias, running_mean, running_var, momentum, eps)
+    out = list(out)
+    out[3] = x.reshape(-1)[:0].to(out[3].dtype)
+    return tuple(out)
 
 
 def _pairwise(x1, x2, p: float):
