@@ -48,7 +48,7 @@ _I1 = lambda: ir.IntegerType.get_signless(1)    # noqa: E731
 _I64 = lambda: ir.IntegerType.get_signless(64)  # noqa: E731
 
 
-def _constant(v: ir.Value):
+def constant_value(v: ir.Value):
     """The value of a torch.constant.int / torch.constant.bool operand, else None."""
     d = defining_op(v)
     if d is None:
@@ -60,7 +60,7 @@ def _constant(v: ir.Value):
     return None
 
 
-def _builtin_type(t: ir.Type) -> tuple[ir.RankedTensorType, str]:
+def builtin_type(t: ir.Type) -> tuple[ir.RankedTensorType, str]:
     """`!torch.vtensor<[?,4],si64>` -> (tensor<?x4xi64>, "si64")."""
     m = re.match(r"!torch\.vtensor<\[([^\]]*)\],(.+)>$", str(t))
     if not m:
@@ -72,8 +72,8 @@ def _builtin_type(t: ir.Type) -> tuple[ir.RankedTensorType, str]:
     return ir.RankedTensorType.get(sizes, elt), dtype
 
 
-class _B:
-    """Builds ops in front of `anchor`, at its location."""
+class StablehloBuilder:
+    """Builds StableHLO ops (and torch_c casts) in front of `anchor`, at its location."""
 
     def __init__(self, anchor: ir.Operation):
         self.loc, self.ip = anchor.location, ir.InsertionPoint(anchor)
@@ -153,8 +153,8 @@ def _comparator(sort: ir.Operation, elt: ir.Type, dtype: str, descending: bool, 
 
 def _sort(op: ir.Operation, x: ir.Value, axis: int, descending: bool) -> tuple[ir.Value, ir.Value, ir.RankedTensorType, str]:
     """(values, indices) of `x` sorted along `axis`, as builtin tensors."""
-    b = _B(op)
-    t, dtype = _builtin_type(x.type)
+    b = StablehloBuilder(op)
+    t, dtype = builtin_type(x.type)
     xt = b.op("torch_c.to_builtin_tensor", [t], [x])
     if t.rank == 0:  # a 0-d sort is the value itself, at index 0
         zero = ir.RankedTensorType.get([], _I64())
@@ -171,7 +171,7 @@ def _sort(op: ir.Operation, x: ir.Value, axis: int, descending: bool) -> tuple[i
 
 
 def _axis(op: ir.Operation, v: ir.Value, rank: int) -> int:
-    axis = _constant(v)
+    axis = constant_value(v)
     if axis is None:
         raise PassFailure(f"{op.name} with a non-constant dimension is not supported",
                           [(str(op.location), "dimension must be a constant")])
@@ -181,8 +181,9 @@ def _axis(op: ir.Operation, v: ir.Value, rank: int) -> int:
     return axis
 
 
-def _replace(op: ir.Operation, values: list[ir.Value]) -> None:
-    b = _B(op)
+def replace_with_builtin(op: ir.Operation, values: list[ir.Value]) -> None:
+    """Replaces op's results by builtin tensors `values`, cast back with from_builtin_tensor."""
+    b = StablehloBuilder(op)
     for res, v in zip(op.results, values):
         res.replace_all_uses_with(b.op("torch_c.from_builtin_tensor", [res.type], [v]))
     op.erase()
@@ -191,29 +192,29 @@ def _replace(op: ir.Operation, values: list[ir.Value]) -> None:
 def convert_torch_aten_sort(op: ir.Operation) -> None:
     """torch.aten.sort -> stablehlo.sort over (x, iota) with torch's NaN order and stable ties."""
     x, dim, desc = op.operands
-    descending = _constant(desc)
+    descending = constant_value(desc)
     if descending is None:
         raise PassFailure("torch.aten.sort with a non-constant `descending` is not supported",
                           [(str(op.location), "descending must be a constant")])
-    rank = _builtin_type(x.type)[0].rank
+    rank = builtin_type(x.type)[0].rank
     values, indices, _, _ = _sort(op, x, _axis(op, dim, rank), bool(descending))
-    _replace(op, [values, indices])
+    replace_with_builtin(op, [values, indices])
 
 
 def convert_torch_aten_topk(op: ir.Operation) -> None:
     """torch.aten.topk -> the sort above (descending when `largest`) + a slice of the first k."""
     x, k_v, dim, largest_v, _sorted = op.operands
-    k, largest = _constant(k_v), _constant(largest_v)
+    k, largest = constant_value(k_v), constant_value(largest_v)
     if k is None or largest is None:
         raise PassFailure("torch.aten.topk with a non-constant k or `largest` is not supported",
                           [(str(op.location), "k and largest must be constants")])
-    rank = _builtin_type(x.type)[0].rank
+    rank = builtin_type(x.type)[0].rank
     axis = _axis(op, dim, rank)
     values, indices, t, _ = _sort(op, x, axis, bool(largest))
     if rank == 0:
-        _replace(op, [values, indices])
+        replace_with_builtin(op, [values, indices])
         return
-    b = _B(op)
+    b = StablehloBuilder(op)
     out = []
     for v in (values, indices):
         vt = ir.RankedTensorType(v.type)
@@ -233,7 +234,7 @@ def convert_torch_aten_topk(op: ir.Operation) -> None:
         limit = limit[0] if rank == 1 else b.op(
             "stablehlo.concatenate", [vec], limit, {"dimension": ir.IntegerAttr.get(_I64(), 0)})
         out.append(b.op("stablehlo.real_dynamic_slice", [result], [v, splat(0), limit, splat(1)]))
-    _replace(op, out)
+    replace_with_builtin(op, out)
 
 
 PATTERNS = {

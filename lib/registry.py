@@ -98,6 +98,7 @@ _PASSES: dict[str, str] = {
     "symhlo-lower-shape-assertions": "lower_shape_assertions:LowerShapeAssertions",
     "symhlo-lower-dynamic-operand-ops": "lower_dynamic_operand_ops:LowerDynamicOperandOps",
     "symhlo-lower-torch-sort": "lower_torch_sort:LowerTorchSort",
+    "symhlo-lower-torch-scatter-reduce": "lower_torch_scatter_reduce:LowerTorchScatterReduce",
     "symhlo-keep-sort-results-for-iree": "keep_sort_results_for_iree:KeepSortResultsForIree",
 }
 
@@ -114,6 +115,7 @@ _PIPELINES: dict[str, tuple[str, list[str]]] = {
     "symhlo-torch-backend-to-stablehlo-pipeline": (
         "Torch backend IR -> pure StableHLO with explicit symbolic size arithmetic.",
         ["symhlo-lower-torch-sort",
+         "symhlo-lower-torch-scatter-reduce",
          "torch-backend-to-stablehlo-backend-pipeline",
          "symhlo-shape-to-stablehlo",
          "symhlo-fold-float-size-arithmetic",

@@ -86,6 +86,7 @@ _SCANS = {
     "max": (lambda t: t.amax(-1), _lowest),
     "min": (lambda t: t.amin(-1), _highest),
     "logaddexp": (lambda t: torch.logsumexp(t, -1), lambda dt: -float("inf")),
+    "sum": (lambda t: t.sum(-1), lambda dt: 0),
 }
 
 
@@ -438,6 +439,126 @@ def pdist_forward(x, p: float = 2):
     return torch.index_select(full.reshape(-1), 0, i * nn + j)
 
 
+# -- scatters ----------------------------------------------------------------------------------------
+
+_IDENTITY = {"sum": lambda dt: 0, "prod": lambda dt: 1, "amax": _lowest, "amin": _highest}
+
+
+def _as_1d(*ts):
+    return [t.reshape(1) if t.dim() == 0 else t for t in ts]
+
+
+def scatter_reduce(self, dim: int, index, src, reduce: str, *, include_self: bool = True):
+    """aten.scatter_reduce.two: kept when symhlo-lower-torch-scatter-reduce lowers it (rank >= 1,
+    include_self, sum / prod / amax / amin), else _scatter_reduce."""
+    if self.dim() > 0 and include_self and reduce in _IDENTITY:
+        return NotImplemented
+    return _scatter_reduce(self, dim, index, src, reduce, include_self=include_self)
+
+
+def _scatter_reduce(self, dim: int, index, src, reduce: str, *, include_self: bool = True):
+    """aten.scatter_reduce.two ==> forms symhlo-lower-torch-scatter-reduce lowers (a
+    stablehlo.scatter whose region is add / multiply / maximum / minimum, include_self=True):
+
+        include_self=False:  self.scatter(dim, index, identity) first (hit positions forget self)
+        mean:                sum / count, count = 1 if include_self (0 if not) + hits, 0 -> 1;
+                             integer dtypes divide with floor, as eager
+    """
+    if self.dim() == 0:
+        out = _scatter_reduce(*_as_1d(self), dim, *_as_1d(index, src), reduce,
+                              include_self=include_self)
+        return out.reshape(())
+    if reduce == "mean":
+        base = self if include_self else self.scatter(dim, index, 0)
+        total = aten.scatter_reduce.two(base, dim, index, src, "sum", include_self=True)
+        count = torch.full_like(self, 1 if include_self else 0)
+        count = aten.scatter_reduce.two(count, dim, index, torch.ones_like(src), "sum",
+                                        include_self=True)
+        count = torch.where(count == 0, torch.ones((), dtype=self.dtype), count)
+        if self.dtype.is_floating_point or self.dtype.is_complex:
+            return total / count
+        return torch.div(total, count, rounding_mode="floor")
+    if reduce not in _IDENTITY:
+        return NotImplemented
+    if not include_self:
+        self = self.scatter(dim, index, _IDENTITY[reduce](self.dtype))
+    return aten.scatter_reduce.two(self, dim, index, src, reduce, include_self=True)
+
+
+def scatter_reduce_legacy(self, dim: int, index, src, *, reduce: str):
+    """aten.scatter.reduce (reduce='add' / 'multiply') ==> scatter_reduce sum / prod with self."""
+    mode = {"add": "sum", "multiply": "prod"}.get(reduce)
+    if mode is None:
+        return NotImplemented
+    return _scatter_reduce(self, dim, index, src, mode, include_self=True)
+
+
+def scatter_value_reduce(self, dim: int, index, value, *, reduce: str):
+    """aten.scatter.value_reduce ==> scatter.reduce with src = full(index.shape, value)."""
+    return scatter_reduce_legacy(self, dim, index, torch.full(index.shape, value, dtype=self.dtype),
+                                 reduce=reduce)
+
+
+def _fit(t: torch.Tensor, sizes) -> torch.Tensor:
+    """t read at arange(sizes[d]) along each axis whose size is not statically sizes[d].
+
+    For inputs eager accepts the sizes are equal and this is t itself; the gathers only say so
+    without a guard. torch.export does not relate, say, index_reduce's source and self axes
+    (its meta checks nothing), while a decomposition through scatter would guard on
+    `source.shape[0] <= self.shape[0]` (symhlo.importer rejects such guards)."""
+    from torch.fx.experimental.symbolic_shapes import statically_known_true
+
+    for d, n in enumerate(sizes):
+        if not statically_known_true(t.shape[d] == n):
+            t = torch.index_select(t, d, torch.arange(n))
+    return t
+
+
+def index_reduce(self, dim: int, index, source, reduce: str, *, include_self: bool = True):
+    """aten.index_reduce ==> scatter_reduce with the 1-d index broadcast along `dim` over self's
+    other axes (source fitted to those sizes, see _fit)."""
+    if self.dim() == 0:
+        out = index_reduce(self.reshape(1), 0, index, source.reshape(1), reduce,
+                           include_self=include_self)
+        return out.reshape(())
+    dim = dim % self.dim()
+    sizes = [index.shape[0] if d == dim else self.shape[d] for d in range(self.dim())]
+    shape = [1] * self.dim()
+    shape[dim] = -1
+    full = index.reshape(shape).expand(sizes)
+    return _scatter_reduce(self, dim, full, _fit(source, sizes), reduce, include_self=include_self)
+
+
+def put(self, index, source, accumulate: bool = False):
+    """aten.put ==> scatter (or scatter-add) into the flattened self; negative indices count from
+    the end, as eager (source fitted to index's length, see _fit)."""
+    flat = self.reshape(-1)
+    idx = index.reshape(-1)
+    idx = torch.where(idx < 0, idx + torch.full((), flat.shape[0], dtype=idx.dtype), idx)
+    src = _fit(source.reshape(-1), [idx.shape[0]])
+    out = flat.scatter_add(0, idx, src) if accumulate else flat.scatter(0, idx, src)
+    return out.reshape(self.shape)
+
+
+def masked_scatter(self, mask, source):
+    """aten.masked_scatter ==> where(mask, source.flatten()[k], self), k the running count of
+    True in mask (row-major, mask broadcast to self), by an inclusive scan minus one."""
+    m = mask.expand(self.shape).reshape(-1)
+    k = _scan(m.to(torch.int64), "sum") - 1
+    taken = torch.index_select(source.reshape(-1), 0, torch.clamp(k, min=0))
+    return torch.where(m, taken, self.reshape(-1)).reshape(self.shape)
+
+
+def embedding_renorm(weight, indices, max_norm: float, norm_type: float):
+    """aten.embedding_renorm ==> the rows named by indices, where their norm exceeds max_norm,
+    scaled by max_norm / (norm + 1e-7), as eager; other rows unchanged."""
+    norms = linalg_vector_norm(weight, norm_type, [1], True)
+    scale = torch.where(norms > max_norm, max_norm / (norms + 1e-7), 1.0).to(weight.dtype)
+    used = torch.zeros((weight.shape[0],), dtype=torch.int64).scatter(
+        0, indices.reshape(-1), 1)
+    return torch.where(used.unsqueeze(1) == 1, weight * scale, weight)
+
+
 def select_decompositions() -> dict[torch._ops.OpOverload, Callable]:
     """The decompositions of this module, for symhlo.decompositions' table."""
     return {
@@ -465,4 +586,11 @@ def select_decompositions() -> dict[torch._ops.OpOverload, Callable]:
         aten._batch_norm_with_update_functional.default: batch_norm_with_update_functional,
         aten._cdist_forward.default: cdist_forward,
         aten._pdist_forward.default: pdist_forward,
+        aten.scatter_reduce.two: scatter_reduce,
+        aten.scatter.reduce: scatter_reduce_legacy,
+        aten.scatter.value_reduce: scatter_value_reduce,
+        aten.index_reduce.default: index_reduce,
+        aten.put.default: put,
+        aten.masked_scatter.default: masked_scatter,
+        aten.embedding_renorm.default: embedding_renorm,
     }
