@@ -559,6 +559,88 @@ def embedding_renorm(weight, indices, max_norm: float, norm_type: float):
     return torch.where(used.unsqueeze(1) == 1, weight * scale, weight)
 
 
+def embedding_bag(weight, indices, offsets, scale_grad_by_freq=False, mode: int = 0,
+                  sparse=False, per_sample_weights=None, include_last_offset=False,
+                  padding_idx=None):
+    """aten.embedding_bag(.padding_idx) ==> each index's bag from `offsets`, then a scatter per
+    bag (sum: index_add of the weighted rows; mean: sum / member count, 0 for an empty bag;
+    max: scatter amax over zeros, 0 for an empty bag), rows at padding_idx left out, as eager.
+
+        bag[j] = #{b : offsets[b] <= j} - 1        (j beyond the last bag: a dropped slot)
+
+    Only the first result is computed: the other three (offset2bag, bag_size, max_indices) are
+    internal, with layouts that vary with eager's code path, so they are `empty` tensors here;
+    one that a program returns is refused (`tensor.empty` is not StableHLO) instead of guessed.
+    """
+    if indices.dim() != 1 or offsets is None or mode not in (0, 1, 2):
+        return NotImplemented
+    nbags = offsets.shape[0] - 1 if include_last_offset else offsets.shape[0]
+    j = torch.arange(indices.shape[0])
+    bag = (offsets[None, :] <= j[:, None]).sum(-1) - 1
+    if padding_idx is None:
+        keep = torch.ones_like(indices, dtype=torch.bool)
+    else:  # a negative padding_idx counts from the end of weight, as eager
+        pad = torch.full((), padding_idx, dtype=indices.dtype)
+        if padding_idx < 0:
+            pad = pad + torch.full((), weight.shape[0], dtype=indices.dtype)
+        keep = indices != pad
+    slots = offsets.shape[0] + 1                       # every bag, then a slot for what is dropped
+    bag = torch.where(keep & (bag >= 0) & (bag < nbags), bag, slots - 1)
+    rows = torch.index_select(weight, 0, indices)      # (N, D)
+    if per_sample_weights is not None and mode == 0:
+        rows = rows * per_sample_weights.unsqueeze(1).to(rows.dtype)
+    d = weight.shape[1]
+    zeros = torch.zeros((slots, d), dtype=weight.dtype)
+    if mode == 2:
+        out = _scatter_reduce(zeros, 0, bag.unsqueeze(1).expand(rows.shape), rows, "amax",
+                              include_self=False)
+    else:
+        out = zeros.index_add(0, bag, rows)
+        if mode == 1:
+            count = torch.zeros((slots,), dtype=weight.dtype).index_add(
+                0, bag, torch.ones(bag.shape, dtype=weight.dtype))
+            out = out / torch.clamp(count, min=1).unsqueeze(1)
+    out = out.narrow(0, 0, nbags)
+    empty = torch.empty((0,), dtype=torch.int64)
+    return out, empty, empty.clone(), empty.clone()
+
+
+def segment_reduce(data, reduce: str, *, lengths=None, indices=None, offsets=None, axis: int = 0,
+                   unsafe: bool = False, initial=None):
+    """aten.segment_reduce over axis 0 with 1-d lengths or offsets ==> a scatter per segment:
+
+        seg[j] = #{s : end[s] <= j}       (end = cumsum(lengths), or offsets[1:])
+        sum / prod / max / min: scatter_reduce over full(initial or identity), include_self
+        mean: (initial + sum) / count, an empty segment giving initial (NaN without one)
+
+    as eager. Other axes and batched lengths keep the op."""
+    if axis != 0 or indices is not None or reduce not in ("sum", "mean", "max", "min", "prod"):
+        return NotImplemented
+    if lengths is not None and lengths.dim() == 1:
+        ends = _scan(lengths.to(torch.int64), "sum")
+    elif offsets is not None and offsets.dim() == 1:
+        ends = torch.index_select(offsets.to(torch.int64), 0, torch.arange(1, offsets.shape[0]))
+    else:
+        return NotImplemented
+    nseg = ends.shape[0]
+    j = torch.arange(data.shape[0])
+    seg = (ends[None, :] <= j[:, None]).sum(-1)        # nseg: past the last segment, dropped
+    rest = list(data.shape[1:])
+    seg = seg.reshape([-1] + [1] * len(rest)).expand(data.shape)
+    kind = {"max": "amax", "min": "amin"}.get(reduce, reduce)
+    shape = [nseg + 1] + rest
+    if reduce == "mean":
+        base = torch.full(shape, 0 if initial is None else initial, dtype=data.dtype)
+        total = _scatter_reduce(base, 0, seg, data, "sum")
+        count = _scatter_reduce(torch.zeros(shape, dtype=data.dtype), 0, seg, torch.ones_like(data), "sum")
+        fill = float("nan") if initial is None else initial
+        out = torch.where(count == 0, torch.full((), fill, dtype=data.dtype), total / count)
+    else:
+        start = _IDENTITY[kind](data.dtype) if initial is None else initial
+        out = _scatter_reduce(torch.full(shape, start, dtype=data.dtype), 0, seg, data, kind)
+    return out.narrow(0, 0, nseg)
+
+
 def select_decompositions() -> dict[torch._ops.OpOverload, Callable]:
     """The decompositions of this module, for symhlo.decompositions' table."""
     return {
@@ -593,4 +675,8 @@ def select_decompositions() -> dict[torch._ops.OpOverload, Callable]:
         aten.put.default: put,
         aten.masked_scatter.default: masked_scatter,
         aten.embedding_renorm.default: embedding_renorm,
+        aten.embedding_bag.padding_idx: embedding_bag,
+        aten.embedding_bag.default: embedding_bag,
+        aten._embedding_bag.default: embedding_bag,
+        aten.segment_reduce.default: segment_reduce,
     }
