@@ -641,6 +641,150 @@ def segment_reduce(data, reduce: str, *, lengths=None, indices=None, offsets=Non
     return out.narrow(0, 0, nseg)
 
 
+# -- searching and counting ------------------------------------------------------------------------
+
+def searchsorted(sorted_sequence, values, *, out_int32: bool = False, right: bool = False,
+                 side=None, sorter=None):
+    """aten.searchsorted.Tensor ==> eager's binary search, step by step, over the last axis:
+
+        lo, hi = 0, m
+        repeat ceil(log2(m + 1)) times (31 for an unbounded m):
+            mid = (lo + hi) // 2 ; go = lo < hi and not (s[mid] >= v)     (right: s[mid] > v)
+            lo, hi = where(go, mid + 1, lo), where(lo < hi and not go, mid, hi)
+
+    The same probes as eager's loop, so also a NaN in the sequence (where a count of smaller
+    elements would differ) gives eager's index. A 1-d sequence serves every value."""
+    right = right or side == "right"
+    s = sorted_sequence if sorter is None else torch.gather(sorted_sequence, -1, sorter)
+    m = s.shape[-1]
+    v = values
+    one_d = s.dim() == 1
+    flat_v = v.reshape(-1) if one_d else v
+    lo = torch.zeros(flat_v.shape, dtype=torch.int64)
+    hi = torch.full(flat_v.shape, m, dtype=torch.int64)
+    bound = _upper_bound(m)
+    steps = (bound if bound is not None else 2**31 - 1).bit_length()
+    for _ in range(steps):
+        open_ = lo < hi
+        mid = torch.div(lo + hi, 2, rounding_mode="floor")
+        probe = torch.clamp(mid, max=torch.clamp(hi - 1, min=0))
+        if one_d:
+            at = torch.index_select(s, 0, probe.reshape(-1)).reshape(probe.shape)
+        else:
+            at = torch.gather(s, -1, probe)
+        go = ~(at > flat_v) if right else ~(at >= flat_v)
+        lo = torch.where(open_ & go, mid + 1, lo)
+        hi = torch.where(open_ & ~go, mid, hi)
+    out = lo.reshape(v.shape) if one_d else lo
+    return out.to(torch.int32) if out_int32 else out
+
+
+def searchsorted_scalar(sorted_sequence, value, *, out_int32: bool = False, right: bool = False,
+                        side=None, sorter=None):
+    """aten.searchsorted.Scalar ==> searchsorted.Tensor of a 0-d value."""
+    v = torch.full((), value, dtype=sorted_sequence.dtype)
+    return searchsorted(sorted_sequence, v, out_int32=out_int32, right=right, side=side,
+                        sorter=sorter)
+
+
+def _bin_counts(x, pos, keep, bins: int, weight=None):
+    """Counts (or summed weights) per bin of the flattened positions `pos` where `keep`, in
+    x's dtype: a scatter-add into bins + 1 slots, the last one for what is left out."""
+    pos = torch.where(keep, pos, bins)
+    w = torch.ones(pos.shape, dtype=x.dtype) if weight is None else weight.reshape(-1).to(x.dtype)
+    return torch.zeros((bins + 1,), dtype=x.dtype).index_add(0, pos, w).narrow(0, 0, bins)
+
+
+def _data_range(x, lo, hi, widen: float):
+    """(lo, hi) as 0-d tensors: the given range, or x's min / max when lo == hi, widened by
+    `widen` each way when still equal (histc: 1, histogram: 0.5), as eager."""
+    if lo == hi:
+        lo_t, hi_t = x.min(), x.max()
+    else:
+        lo_t = torch.full((), lo, dtype=x.dtype)
+        hi_t = torch.full((), hi, dtype=x.dtype)
+    same = lo_t == hi_t
+    return torch.where(same, lo_t - widen, lo_t), torch.where(same, hi_t + widen, hi_t)
+
+
+def histc(x, bins: int = 100, min=0, max=0):
+    """aten.histc ==> eager's linear binning in x's dtype, pos = trunc((x - lo) * bins / (hi -
+    lo)), x == hi in the last bin, values outside [lo, hi] and NaN left out; lo == hi takes
+    x's min / max (widened by 1 when equal)."""
+    flat = x.reshape(-1)
+    lo, hi = _data_range(flat, float(min), float(max), 1.0)
+    pos = ((flat - lo) * bins / (hi - lo)).to(torch.int64)
+    pos = torch.where(pos == bins, bins - 1, pos)
+    keep = (flat >= lo) & (flat <= hi)
+    return _bin_counts(flat, pos, keep, bins)
+
+
+def _two_sum(a, b):
+    """(s, e): s = fl(a + b) and a + b = s + e exactly (Knuth)."""
+    s = a + b
+    bb = s - a
+    return s, (a - (s - bb)) + (b - bb)
+
+
+def _two_product(a, b, split: float):
+    """(p, e): p = fl(a * b) and a * b = p + e exactly (Dekker; `split` = 2**ceil(t/2) + 1)."""
+    def halves(v):
+        c = v * split
+        hi = c - (c - v)
+        return hi, v - hi
+    p = a * b
+    ah, al = halves(a)
+    bh, bl = halves(b)
+    return p, ((ah * bh - p) + ah * bl + al * bh) + al * bl
+
+
+def _fma(a, b, c, dtype):
+    """fl(a * b + c) with one rounding, as eager's vectorized linspace computes it, from
+    error-free transformations in `dtype` (exact but for double-rounding ties)."""
+    split = {torch.float32: 4097.0, torch.float64: 134217729.0}.get(dtype)
+    if split is None:
+        return a * b + c
+    p, pe = _two_product(a, b, split)
+    s, se = _two_sum(p, c)
+    return s + (se + pe)
+
+
+def _linspace(lo, hi, steps: int, dtype):
+    """torch.linspace(lo, hi, steps) for 0-d lo / hi, with eager's CPU kernel: step = (hi -
+    lo) / (steps - 1), fma(i, step, lo) for i < steps // 2, fma(-(steps - 1 - i), step, hi)
+    for the rest."""
+    i = torch.arange(steps, dtype=torch.int64)
+    step = (hi - lo) / (steps - 1)
+    first = _fma(i.to(dtype), step, lo, dtype)
+    second = _fma(-(steps - 1 - i).to(dtype), step, hi, dtype)
+    return torch.where(i < steps // 2, first, second)
+
+
+def histogram_bin_ct(x, bins: int = 100, *, range=None, weight=None, density: bool = False):
+    """aten.histogram.bin_ct ==> (hist, bin_edges) as eager: edges = linspace(lo, hi, bins + 1)
+    (lo == hi from the data, widened by 0.5), each value placed by trunc((x - lo) * bins /
+    (hi - lo)) then corrected against the edges on either side (eager's local search), values
+    outside [lo, hi] and NaN left out; density divides by the total and the bin widths."""
+    flat = x.reshape(-1)
+    lo_v, hi_v = (float(range[0]), float(range[1])) if range is not None else (0.0, 0.0)
+    lo, hi = _data_range(flat, lo_v, hi_v, 0.5)
+    edges = _linspace(lo, hi, bins + 1, x.dtype)
+    pos = ((flat - lo) * bins / (hi - lo)).to(torch.int64)
+    first = torch.clamp(pos - 1, min=0)
+    last = torch.clamp(pos + 2, max=bins + 1)           # upper_bound over edges[first:last]
+    found = first - 1
+    for t in (0, 1, 2):
+        e = torch.index_select(edges, 0, torch.clamp(first + t, 0, bins))
+        found = found + ((first + t < last) & (e <= flat)).to(torch.int64)
+    pos = torch.where(found == bins, bins - 1, found)
+    keep = (flat >= lo) & (flat <= hi)
+    hist = _bin_counts(flat, pos, keep, bins, weight)
+    if density:
+        widths = edges[1:] - edges[:-1]
+        hist = hist / (hist.sum() * widths)
+    return hist, edges
+
+
 def select_decompositions() -> dict[torch._ops.OpOverload, Callable]:
     """The decompositions of this module, for symhlo.decompositions' table."""
     return {
@@ -679,4 +823,8 @@ def select_decompositions() -> dict[torch._ops.OpOverload, Callable]:
         aten.embedding_bag.default: embedding_bag,
         aten._embedding_bag.default: embedding_bag,
         aten.segment_reduce.default: segment_reduce,
+        aten.searchsorted.Tensor: searchsorted,
+        aten.searchsorted.Scalar: searchsorted_scalar,
+        aten.histc.default: histc,
+        aten.histogram.bin_ct: histogram_bin_ct,
     }
