@@ -785,6 +785,36 @@ def histogram_bin_ct(x, bins: int = 100, *, range=None, weight=None, density: bo
     return hist, edges
 
 
+def nonzero_static(x, *, size: int, fill_value: int = -1):
+    """aten.nonzero_static ==> the first `size` nonzero positions in row-major order, as
+    coordinates, rows past the count filled with fill_value, as eager:
+
+        m = flatten(x) != 0 ; r = scan(sum, m) - 1                (rank of each nonzero)
+        pos = full(size + 1, -1).scatter(where(m and r < size, r, size), arange(numel))[:size]
+        out[:, d] = (pos // stride_d) % size_d, fill_value where pos == -1
+    """
+    if not isinstance(size, int):
+        return NotImplemented
+    if size == 0 or x.dim() == 0:  # no rows or no columns: an empty result of the right shape
+        # (an arange: torch-mlir lowers a 0-element `full` through empty_strided, unsupported)
+        return torch.arange(0, dtype=torch.int64).reshape(size, x.dim()) if size == 0 \
+            else torch.arange(0, dtype=torch.int64).reshape(size, 0)
+    flat = (x != 0).reshape(-1)
+    r = _scan(flat.to(torch.int64), "sum") - 1
+    target = torch.where(flat & (r < size), r, size)
+    pos = torch.full((size + 1,), -1, dtype=torch.int64).scatter(
+        0, target, torch.arange(flat.shape[0])).narrow(0, 0, size)
+    cols, stride = [], 1
+    for n in reversed(list(x.shape)):
+        n_t = torch.full((), n, dtype=torch.int64)
+        cols.insert(0, torch.remainder(torch.div(pos, stride, rounding_mode="floor"), n_t))
+        stride = stride * n
+    if not cols:
+        return torch.zeros((size, 0), dtype=torch.int64)
+    out = torch.stack(cols, 1)
+    return torch.where(pos.unsqueeze(1) < 0, fill_value, out)
+
+
 def select_decompositions() -> dict[torch._ops.OpOverload, Callable]:
     """The decompositions of this module, for symhlo.decompositions' table."""
     return {
@@ -827,4 +857,5 @@ def select_decompositions() -> dict[torch._ops.OpOverload, Callable]:
         aten.searchsorted.Scalar: searchsorted_scalar,
         aten.histc.default: histc,
         aten.histogram.bin_ct: histogram_bin_ct,
+        aten.nonzero_static.default: nonzero_static,
     }
