@@ -1,0 +1,60 @@
+// RUN: symhlo-opt --symhlo-keep-sort-results-for-iree --split-input-file %s | FileCheck %s
+
+// IREE 3.13's in-place sort fails on a result nobody reads (an unbounded or > 32 KiB stack
+// buffer): each unused result is read by a live one through a term that is zero for every
+// value (`d > +inf` is false, NaN included).
+
+// argsort: only the indices are read; the values come back in as `+ convert(values > inf)`.
+// CHECK-LABEL: func @argsort
+// CHECK:         %[[S:.*]]:2 = "stablehlo.sort"
+// CHECK:         %[[INF:.*]] = stablehlo.constant dense<0x7F800000> : tensor<f32>
+// CHECK:         %[[B:.*]] = stablehlo.dynamic_broadcast_in_dim %[[INF]], %{{.*}}, dims = [] : (tensor<f32>, tensor<1xi64>) -> tensor<?xf32>
+// CHECK:         %[[GT:.*]] = stablehlo.compare GT, %[[S]]#0, %[[B]], FLOAT
+// CHECK:         %[[Z:.*]] = stablehlo.convert %[[GT]] : (tensor<?xi1>) -> tensor<?xi64>
+// CHECK:         %[[R:.*]] = stablehlo.add %[[S]]#1, %[[Z]] : tensor<?xi64>
+// CHECK:         return %[[R]]
+func.func @argsort(%arg0: tensor<?xf32>, %arg1: tensor<?xi64>) -> tensor<?xi64> {
+  %r:2 = "stablehlo.sort"(%arg0, %arg1) ({
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>, %i: tensor<i64>, %j: tensor<i64>):
+    %n = stablehlo.compare NE, %a, %a, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
+    stablehlo.return %n : tensor<i1>
+  }) {dimension = 0 : i64, is_stable = true} : (tensor<?xf32>, tensor<?xi64>) -> (tensor<?xf32>, tensor<?xi64>)
+  return %r#1 : tensor<?xi64>
+}
+
+// -----
+
+// msort: only the values are read; the indices (converted to f32) come back as `- 0.0`, which
+// keeps -0.0 and NaN. Static shapes broadcast with broadcast_in_dim.
+// CHECK-LABEL: func @msort_static
+// CHECK:         %[[S:.*]]:2 = "stablehlo.sort"
+// CHECK:         %[[F:.*]] = stablehlo.convert %[[S]]#1 : (tensor<10000xi64>) -> tensor<10000xf32>
+// CHECK:         %[[B:.*]] = stablehlo.broadcast_in_dim
+// CHECK:         %[[GT:.*]] = stablehlo.compare GT, %[[F]], %[[B]], FLOAT
+// CHECK:         %[[Z:.*]] = stablehlo.convert %[[GT]] : (tensor<10000xi1>) -> tensor<10000xf32>
+// CHECK:         %[[R:.*]] = stablehlo.subtract %[[S]]#0, %[[Z]] : tensor<10000xf32>
+// CHECK:         return %[[R]]
+func.func @msort_static(%arg0: tensor<10000xf32>, %arg1: tensor<10000xi64>) -> tensor<10000xf32> {
+  %r:2 = "stablehlo.sort"(%arg0, %arg1) ({
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>, %i: tensor<i64>, %j: tensor<i64>):
+    %n = stablehlo.compare NE, %a, %a, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
+    stablehlo.return %n : tensor<i1>
+  }) {dimension = 0 : i64, is_stable = true} : (tensor<10000xf32>, tensor<10000xi64>) -> (tensor<10000xf32>, tensor<10000xi64>)
+  return %r#0 : tensor<10000xf32>
+}
+
+// -----
+
+// Both results read: unchanged.
+// CHECK-LABEL: func @both_used
+// CHECK:         %[[S:.*]]:2 = "stablehlo.sort"
+// CHECK-NOT:     stablehlo.compare GT
+// CHECK:         return %[[S]]#0, %[[S]]#1
+func.func @both_used(%arg0: tensor<?xf32>, %arg1: tensor<?xi64>) -> (tensor<?xf32>, tensor<?xi64>) {
+  %r:2 = "stablehlo.sort"(%arg0, %arg1) ({
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>, %i: tensor<i64>, %j: tensor<i64>):
+    %n = stablehlo.compare NE, %a, %a, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
+    stablehlo.return %n : tensor<i1>
+  }) {dimension = 0 : i64, is_stable = true} : (tensor<?xf32>, tensor<?xi64>) -> (tensor<?xf32>, tensor<?xi64>)
+  return %r#0, %r#1 : tensor<?xf32>, tensor<?xi64>
+}
