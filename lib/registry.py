@@ -99,7 +99,7 @@ _PASSES: dict[str, str] = {
     "symhlo-lower-dynamic-operand-ops": "lower_dynamic_operand_ops:LowerDynamicOperandOps",
     "symhlo-lower-torch-sort": "lower_torch_sort:LowerTorchSort",
     "symhlo-lower-torch-scatter-reduce": "lower_torch_scatter_reduce:LowerTorchScatterReduce",
-    "symhlo-keep-sort-results-for-iree": "keep_sort_results_for_iree:KeepSortResultsForIree",
+    "symhlo-prepare-sorts-for-iree": "prepare_sorts_for_iree:PrepareSortsForIree",
 }
 
 # name -> (summary, elements). Elements may name passes, upstream passes or other pipelines.
@@ -135,7 +135,7 @@ _PIPELINES: dict[str, tuple[str, list[str]]] = {
     "symhlo-stablehlo-to-iree-input-pipeline": (
         "Pure StableHLO -> the forms IREE 3.13 compiles (tensor reshapes, broadcast hints, "
         "linalg convs and pooling over dynamic spatial dims, static-size slices and gathers).",
-        ["symhlo-keep-sort-results-for-iree",
+        ["symhlo-prepare-sorts-for-iree",
          "symhlo-lower-dynamic-operand-ops", "symhlo-narrow-f64-constants-for-iree",
          "symhlo-lower-dynamic-indexing-for-iree", "symhlo-prepare-for-iree",
          "symhlo-lower-dynamic-windows-for-iree", "canonicalize", "cse"],

@@ -301,7 +301,7 @@ def mode(x, dim: int = -1, keepdim: bool = False):
     ends = (j == last) | (sm != nxt)
     start = _scan(torch.where(starts, j, 0), "max")
     run = torch.where(ends, j - start + 1, 0)
-    best = torch.argmax(run, -1, keepdim=True)
+    best = torch.argmax(run, -1, keepdim=True)     # the first of the longest runs
     return _pick(s, dim, back(best), keepdim), _pick(p, dim, back(best), keepdim)
 
 

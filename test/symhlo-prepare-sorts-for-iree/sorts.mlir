@@ -1,4 +1,4 @@
-// RUN: symhlo-opt --symhlo-keep-sort-results-for-iree --split-input-file %s | FileCheck %s
+// RUN: symhlo-opt --symhlo-prepare-sorts-for-iree --split-input-file %s | FileCheck %s
 
 // IREE 3.13's in-place sort fails on a result nobody reads (an unbounded or > 32 KiB stack
 // buffer): each unused result is read by a live one through a term that is zero for every
@@ -57,4 +57,26 @@ func.func @both_used(%arg0: tensor<?xf32>, %arg1: tensor<?xi64>) -> (tensor<?xf3
     stablehlo.return %n : tensor<i1>
   }) {dimension = 0 : i64, is_stable = true} : (tensor<?xf32>, tensor<?xi64>) -> (tensor<?xf32>, tensor<?xi64>)
   return %r#0, %r#1 : tensor<?xf32>, tensor<?xi64>
+}
+
+// -----
+
+// An iota operand is replaced by the same values out of a reduction over [iota, 0], which the
+// in-place sort may overwrite without touching the argmax's iota (IREE merged the two).
+// CHECK-LABEL: func @own_iota
+// CHECK:         %[[IOTA:.*]] = stablehlo.dynamic_iota %arg1, dim = 0 : (tensor<1xi64>) -> tensor<?xi64>
+// CHECK:         %[[COL:.*]] = stablehlo.dynamic_reshape %[[IOTA]], %{{.*}} : (tensor<?xi64>, tensor<2xi64>) -> tensor<?x1xi64>
+// CHECK:         %[[PAIR:.*]] = stablehlo.pad %[[COL]], %{{.*}}, low = [0, 0], high = [0, 1], interior = [0, 0] : (tensor<?x1xi64>, tensor<i64>) -> tensor<?x2xi64>
+// CHECK:         %[[OWN:.*]] = stablehlo.reduce(%[[PAIR]] init: %{{.*}}) applies stablehlo.add across dimensions = [1] : (tensor<?x2xi64>, tensor<i64>) -> tensor<?xi64>
+// CHECK:         "stablehlo.sort"(%arg0, %[[OWN]])
+// CHECK:         stablehlo.add %[[IOTA]], %{{.*}}
+func.func @own_iota(%arg0: tensor<?xf32>, %arg1: tensor<1xi64>) -> (tensor<?xf32>, tensor<?xi64>, tensor<?xi64>) {
+  %iota = stablehlo.dynamic_iota %arg1, dim = 0 : (tensor<1xi64>) -> tensor<?xi64>
+  %r:2 = "stablehlo.sort"(%arg0, %iota) ({
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>, %i: tensor<i64>, %j: tensor<i64>):
+    %n = stablehlo.compare NE, %a, %a, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
+    stablehlo.return %n : tensor<i1>
+  }) {dimension = 0 : i64, is_stable = true} : (tensor<?xf32>, tensor<?xi64>) -> (tensor<?xf32>, tensor<?xi64>)
+  %other = stablehlo.add %iota, %iota : tensor<?xi64>
+  return %r#0, %r#1, %other : tensor<?xf32>, tensor<?xi64>, tensor<?xi64>
 }
