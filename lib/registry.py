@@ -99,7 +99,7 @@ _PASSES: dict[str, str] = {
     "symhlo-lower-dynamic-operand-ops": "lower_dynamic_operand_ops:LowerDynamicOperandOps",
     "symhlo-lower-torch-sort": "lower_torch_sort:LowerTorchSort",
     "symhlo-lower-torch-scatter-reduce": "lower_torch_scatter_reduce:LowerTorchScatterReduce",
-    "symhlo-prepare-sorts-for-iree": "prepare_sorts_for_iree:PrepareSortsForIree",
+    "symhlo-prepare-in-place-ops-for-iree": "prepare_in_place_ops_for_iree:PrepareInPlaceOpsForIree",
 }
 
 # name -> (summary, elements). Elements may name passes, upstream passes or other pipelines.
@@ -135,7 +135,7 @@ _PIPELINES: dict[str, tuple[str, list[str]]] = {
     "symhlo-stablehlo-to-iree-input-pipeline": (
         "Pure StableHLO -> the forms IREE 3.13 compiles (tensor reshapes, broadcast hints, "
         "linalg convs and pooling over dynamic spatial dims, static-size slices and gathers).",
-        ["symhlo-prepare-sorts-for-iree",
+        ["symhlo-prepare-in-place-ops-for-iree",
          "symhlo-lower-dynamic-operand-ops", "symhlo-narrow-f64-constants-for-iree",
          "symhlo-lower-dynamic-indexing-for-iree", "symhlo-prepare-for-iree",
          "symhlo-lower-dynamic-windows-for-iree", "canonicalize", "cse"],

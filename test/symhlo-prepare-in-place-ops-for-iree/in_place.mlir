@@ -1,6 +1,6 @@
-// RUN: symhlo-opt --symhlo-prepare-sorts-for-iree --split-input-file %s | FileCheck %s
+// RUN: symhlo-opt --symhlo-prepare-in-place-ops-for-iree --split-input-file %s | FileCheck %s
 
-// IREE 3.13's in-place sort fails on a result nobody reads (an unbounded or > 32 KiB stack
+// IREE 3.13 sorts and scatters in place. Its sort fails on a result nobody reads (an unbounded or > 32 KiB stack
 // buffer): each unused result is read by a live one through a term that is zero for every
 // value (`d > +inf` is false, NaN included).
 
@@ -79,4 +79,25 @@ func.func @own_iota(%arg0: tensor<?xf32>, %arg1: tensor<1xi64>) -> (tensor<?xf32
   }) {dimension = 0 : i64, is_stable = true} : (tensor<?xf32>, tensor<?xi64>) -> (tensor<?xf32>, tensor<?xi64>)
   %other = stablehlo.add %iota, %iota : tensor<?xi64>
   return %r#0, %r#1, %other : tensor<?xf32>, tensor<?xi64>, tensor<?xi64>
+}
+
+// -----
+
+// A scatter into a broadcast constant (`zeros_like(x).scatter_add(...)`): the destination is
+// materialized too, with -0.0 as the padding so that the sum keeps every value's sign.
+// CHECK-LABEL: func @scatter_into_zeros
+// CHECK:         %[[Z:.*]] = stablehlo.dynamic_broadcast_in_dim
+// CHECK:         %[[NEG0:.*]] = stablehlo.constant dense<-0.000000e+00> : tensor<f32>
+// CHECK:         %[[PAIR:.*]] = stablehlo.pad %{{.*}}, %[[NEG0]], low = [0, 0], high = [0, 1]
+// CHECK:         %[[OWN:.*]] = stablehlo.reduce(%[[PAIR]] init: %[[NEG0]]) applies stablehlo.add across dimensions = [1]
+// CHECK:         "stablehlo.scatter"(%[[OWN]], %arg1, %arg2)
+func.func @scatter_into_zeros(%arg0: tensor<1xi64>, %arg1: tensor<?x1xi32>, %arg2: tensor<?xf32>) -> tensor<?xf32> {
+  %zero = stablehlo.constant dense<0.0> : tensor<f32>
+  %z = stablehlo.dynamic_broadcast_in_dim %zero, %arg0, dims = [] : (tensor<f32>, tensor<1xi64>) -> tensor<?xf32>
+  %r = "stablehlo.scatter"(%z, %arg1, %arg2) <{scatter_dimension_numbers = #stablehlo.scatter<inserted_window_dims = [0], scatter_dims_to_operand_dims = [0], index_vector_dim = 1>}> ({
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    %s = stablehlo.add %a, %b : tensor<f32>
+    stablehlo.return %s : tensor<f32>
+  }) : (tensor<?xf32>, tensor<?x1xi32>, tensor<?xf32>) -> tensor<?xf32>
+  return %r : tensor<?xf32>
 }

@@ -1,6 +1,7 @@
-"""symhlo-prepare-sorts-for-iree: stablehlo.sort in the forms IREE 3.13 compiles correctly.
+"""symhlo-prepare-in-place-ops-for-iree: stablehlo.sort / scatter in forms IREE 3.13 gets right.
 
-IREE lowers `stablehlo.sort` to an in-place `iree_linalg_ext.sort` over all its operands. Two
+IREE lowers `stablehlo.sort` to an in-place `iree_linalg_ext.sort` over all its operands, and
+`stablehlo.scatter` to an in-place `iree_linalg_ext.scatter` into its destination. Two
 consequences, both fixed here on IREE's copy only (symhlo-stablehlo-to-iree-input-pipeline; the
 portable artifact is unchanged):
 
@@ -18,18 +19,22 @@ portable artifact is unchanged):
   A float live result takes `r - convert(z)`, i.e. `r - 0.0`, which keeps -0.0 and NaN; a dead
   integer result is compared after a convert to f32 (finite, so never above +inf).
 
-* An iota operand is sorted in place even when other ops read the same values: with `?` dims,
-  two topk of one tensor gave the second sort the first one's permutation as its "iota", and
-  mode's argmax (its own iota, and the triangle scan's broadcast arange) read sorted indices:
-  silently wrong answers (IREE merges iota-like computations across ops). Each iota operand is
-  replaced by the same values out of a reduction, a dispatch root that IREE neither fuses into
-  the sort nor merges with another iota (adding zero elementwise instead was fused into the
-  sort's in-place operand and failed to compile):
+* An operand made by a cheap producer (iota, broadcast of a constant) is overwritten in place
+  even when other ops read the same values, because IREE clones and merges such producers
+  across ops. With `?` dims: two topk of one tensor gave the second sort the first one's
+  permutation as its "iota"; mode's argmax read sorted indices; and plain
+  `zeros_like(x).scatter_add(0, i, a), zeros_like(x).scatter_add(0, j, b)` (torch-mlir's own
+  lowering) returned each other's sums. All silently wrong. Such an operand of a sort, or
+  destination of a scatter, is replaced by the same values out of a reduction, a dispatch root
+  that IREE neither fuses into the in-place op nor merges with another producer (adding zero
+  elementwise instead was fused into the in-place operand and failed to compile):
 
     %s = "stablehlo.sort"(%x, %iota)
   ==>
     %p = stablehlo.pad (reshape %iota -> [..., 1]), 0, high = [0, .., 1]       ([iota, 0])
     %s = "stablehlo.sort"(%x, stablehlo.reduce(%p) applies stablehlo.add across the last axis)
+
+  Static shapes were not affected, nor operands that are arguments or computed values.
 """
 
 from __future__ import annotations
@@ -98,17 +103,20 @@ def _never_above_inf(loc, ip, d: ir.Value) -> ir.Value:
                   loc=loc, ip=ip).result
 
 
-def _iota_key(v: ir.Value):
-    """(type, iota dimension) of an iota / dynamic_iota result, else None."""
+_CHEAP = ("stablehlo.iota", "stablehlo.dynamic_iota", "stablehlo.constant",
+          "stablehlo.broadcast_in_dim", "stablehlo.dynamic_broadcast_in_dim")
+
+
+def _cheap(v: ir.Value) -> bool:
+    """Whether v comes from a producer IREE clones and merges across ops (iota, splat)."""
     d = v.owner
-    if isinstance(d, ir.Block) or d.name not in ("stablehlo.iota", "stablehlo.dynamic_iota"):
-        return None
-    return str(v.type), ir.IntegerAttr(d.attributes["iota_dimension"]).value
+    return not isinstance(d, ir.Block) and d.name in _CHEAP
 
 
 def _materialized(v: ir.Value, before: ir.Operation) -> ir.Value:
     """v as the sum over a 2-element axis of [v, 0]: the same values, produced by a reduction
-    (a dispatch root in IREE, so it is neither fused into the sort nor merged with an iota)."""
+    (a dispatch root in IREE, so it is neither fused into the in-place op nor merged with
+    another producer)."""
     ip, loc = ir.InsertionPoint(before), before.location
     t = ir.RankedTensorType(v.type)
     rank, elt = t.rank, t.element_type
@@ -124,9 +132,12 @@ def _materialized(v: ir.Value, before: ir.Operation) -> ir.Value:
         col_shape = create("stablehlo.concatenate", [ir.RankedTensorType.get([rank + 1], i64)],
                            [shape, one], {"dimension": ir.IntegerAttr.get(i64, 0)}, loc=loc, ip=ip).result
         col = create("stablehlo.dynamic_reshape", [col_t], [v, col_shape], loc=loc, ip=ip).result
+    # The identity of the sum, exactly: -0.0 for floats (x + -0.0 is x, -0.0 included), 0 for
+    # integers; booleans combine with `or`.
+    ident = ir.FloatAttr.get(elt, -0.0) if isinstance(elt, ir.FloatType) else ir.IntegerAttr.get(elt, 0)
     zero_scalar = create("stablehlo.constant", [ir.RankedTensorType.get([], elt)], [], {
-        "value": ir.DenseElementsAttr.get_splat(ir.RankedTensorType.get([], elt),
-                                                ir.IntegerAttr.get(elt, 0))}, loc=loc, ip=ip).result
+        "value": ir.DenseElementsAttr.get_splat(ir.RankedTensorType.get([], elt), ident)},
+        loc=loc, ip=ip).result
     pair_t = ir.RankedTensorType.get(list(t.shape) + [2], elt)
     arr = ir.DenseI64ArrayAttr.get
     pair = create("stablehlo.pad", [pair_t], [col, zero_scalar], {
@@ -137,19 +148,26 @@ def _materialized(v: ir.Value, before: ir.Operation) -> ir.Value:
     scalar = ir.RankedTensorType.get([], elt)
     block = red.regions[0].blocks.append(scalar, scalar)
     bip = ir.InsertionPoint(block)
-    add = create("stablehlo.add", [scalar], list(block.arguments), loc=loc, ip=bip).result
+    combine = "stablehlo.or" if isinstance(elt, ir.IntegerType) and ir.IntegerType(elt).width == 1 \
+        else "stablehlo.add"
+    add = create(combine, [scalar], list(block.arguments), loc=loc, ip=bip).result
     create("stablehlo.return", [], [add], loc=loc, ip=bip)
     return red.result
 
 
-def isolate_sorted_iotas(func: ir.Operation) -> None:
-    """Each iota operand of a sort -> the same values out of a reduction (_materialized), which
-    the sort may overwrite in place without touching any other reader of an iota."""
+def isolate_in_place_operands(func: ir.Operation) -> None:
+    """Each cheap-produced operand a sort or scatter overwrites -> the same values out of a
+    reduction (_materialized), so the in-place op touches no other reader's values."""
     for op in walk_ops(func):
-        if op.name != "stablehlo.sort":
+        if op.name == "stablehlo.sort":
+            overwritten = range(len(op.operands))
+        elif op.name == "stablehlo.scatter":
+            overwritten = range((len(op.operands) - 1) // 2)    # inputs, not indices / updates
+        else:
             continue
-        for i, v in enumerate(list(op.operands)):
-            if _iota_key(v) is not None:
+        for i in overwritten:
+            v = op.operands[i]
+            if _cheap(v) and isinstance(v.type, ir.RankedTensorType) and ir.RankedTensorType(v.type).rank > 0:
                 op.operands[i] = _materialized(v, op)
 
 
@@ -175,16 +193,16 @@ def convert_stablehlo_sort(op: ir.Operation) -> bool:
 
 
 @dataclass(frozen=True)
-class PrepareSortsForIree(Pass):
-    """Make every stablehlo.sort result read and every sorted iota private (IREE sorts in place)."""
+class PrepareInPlaceOpsForIree(Pass):
+    """Make every sort result read, and every cheap operand a sort / scatter overwrites private."""
 
-    name = "symhlo-prepare-sorts-for-iree"
-    summary = ("stablehlo.sort for IREE's in-place sort: unused results read through a zero term, "
-               "each sort's iota operand its own")
+    name = "symhlo-prepare-in-place-ops-for-iree"
+    summary = ("stablehlo.sort / scatter for IREE's in-place lowering: unused sort results read "
+               "through a zero term, iota / splat operands they overwrite materialized privately")
 
     def run(self, module: ir.Module) -> None:
         with module.context, ir.Location.unknown():
             for func in [o for o in walk_ops(module.operation) if o.name == "func.func"]:
-                isolate_sorted_iotas(func)
+                isolate_in_place_operands(func)
             for op in [o for o in walk_ops(module.operation) if o.name == "stablehlo.sort"]:
                 convert_stablehlo_sort(op)
