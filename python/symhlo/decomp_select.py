@@ -285,6 +285,11 @@ def mode(x, dim: int = -1, keepdim: bool = False):
         end = s[i] != s[i+1] or i == n - 1                            i ends its run
         i* = argmax(where(end, i - start + 1, 0))                   first longest run
         values, indices = s[i*], p[i*]
+
+    Exact for NaN-free slices (ties: for slices of at most 16, where eager's std::sort is an
+    insertion sort, the index is the last occurrence, as here). With NaN eager sorts with `<`,
+    which NaN breaks, so its answer depends on positions ([nan, 1, 2] gives NaN, [2, nan, 1]
+    gives 1); here NaN sorts last and each NaN is a run of its own.
     """
     if x.dim() == 0:
         return x.clone(), torch.zeros((), dtype=torch.int64)
