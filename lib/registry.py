@@ -99,6 +99,9 @@ _PASSES: dict[str, str] = {
     "symhlo-lower-shape-assertions": "lower_shape_assertions:LowerShapeAssertions",
     "symhlo-lower-dynamic-operand-ops": "lower_dynamic_operand_ops:LowerDynamicOperandOps",
     "symhlo-lower-torch-bitcasts": "lower_torch_bitcasts:LowerTorchBitcasts",
+    "symhlo-lower-torch-sort": "lower_torch_sort:LowerTorchSort",
+    "symhlo-lower-torch-scatter-reduce": "lower_torch_scatter_reduce:LowerTorchScatterReduce",
+    "symhlo-prepare-in-place-ops-for-iree": "prepare_in_place_ops_for_iree:PrepareInPlaceOpsForIree",
 }
 
 # name -> (summary, elements). Elements may name passes, upstream passes or other pipelines.
@@ -114,6 +117,8 @@ _PIPELINES: dict[str, tuple[str, list[str]]] = {
     "symhlo-torch-backend-to-stablehlo-pipeline": (
         "Torch backend IR -> pure StableHLO with explicit symbolic size arithmetic.",
         ["symhlo-lower-torch-bitcasts",
+         "symhlo-lower-torch-sort",
+         "symhlo-lower-torch-scatter-reduce",
          "torch-backend-to-stablehlo-backend-pipeline",
          "symhlo-shape-to-stablehlo",
          "symhlo-fold-float-size-arithmetic",
@@ -134,7 +139,8 @@ _PIPELINES: dict[str, tuple[str, list[str]]] = {
     "symhlo-stablehlo-to-iree-input-pipeline": (
         "Pure StableHLO -> the forms IREE 3.13 compiles (tensor reshapes, broadcast hints, "
         "linalg convs and pooling over dynamic spatial dims, static-size slices and gathers).",
-        ["symhlo-lower-dynamic-operand-ops", "symhlo-narrow-f64-constants-for-iree",
+        ["symhlo-prepare-in-place-ops-for-iree",
+         "symhlo-lower-dynamic-operand-ops", "symhlo-narrow-f64-constants-for-iree",
          "symhlo-lower-dynamic-indexing-for-iree", "symhlo-prepare-for-iree",
          "symhlo-lower-dynamic-windows-for-iree", "canonicalize", "cse"],
     ),

@@ -161,6 +161,36 @@ ROWS: tuple[Row, ...] = (
     Row("op", "size arithmetic",
         "`+ - * // %`, max / min, ceil-div, sizes shared across inputs, derived dims `2*h`, `h+1`",
         ("test_transformer_ops.py::test_size_arithmetic_shared_derived_dims",)),
+    Row("op", "sorting and selection",
+        "sort (stable, descending), argsort, msort, topk, kthvalue, median / nanmedian (with and "
+        "without dim), mode over `?` dims: NaN sorts largest, ties in input order; where eager's "
+        "pick among equal elements is unspecified, indices naming equal values",
+        ("test_sort_select.py::test_sort_argsort_msort_topk_kthvalue",
+         "test_sort_select.py::test_median_nanmedian_mode",
+         "test_sort_select.py::test_ties_pick_equal_values")),
+    Row("op", "scans",
+        "cumprod, logcumsumexp, cummax / cummin (values, last-occurrence indices, NaN), "
+        "linalg.vander along bounded (triangle) and unbounded (log-step) `?` axes",
+        ("test_scans.py::test_cumprod_logcumsumexp_cummax_cummin_vander",)),
+    Row("op", "scatter reductions",
+        "scatter_reduce sum / prod / mean / amax / amin with and without self, integer mean, "
+        "index_reduce, scatter(reduce=), put (accumulate, negative indices), masked_scatter, "
+        "two scatters into equal zeros",
+        ("test_scatter_reduce.py::test_scatter_reduce_index_reduce_put_masked_scatter",)),
+    Row("op", "embedding bags and segments",
+        "embedding with max_norm, embedding_bag sum / mean / max (padding_idx, per-sample weights, "
+        "include_last_offset, empty bags), segment_reduce with lengths (initial, empty segments), "
+        "nonzero_static",
+        ("test_scatter_reduce.py::test_embedding_bag_segment_reduce_nonzero_static",)),
+    Row("op", "norms and distances",
+        "vector_norm (2, 1, inf, -inf, 0, 3.5), norm / fro, dist, cdist (p = 2, 1, inf, 0), pdist, "
+        "rms_norm, addmv over `?` dims",
+        ("test_norms_search.py::test_norms_distances_addmv",)),
+    Row("op", "closeness, search, histograms",
+        "isclose (NaN, inf, equal_nan, rtol / atol), fmax / fmin (NaN, broadcast), searchsorted "
+        "(left / right, 1-d sequence, NaN in the sequence), histc, histogram (range, weight, "
+        "density)",
+        ("test_norms_search.py::test_isclose_fmax_searchsorted_histograms",)),
     # --- data-dependent sizes and unsupported ops ---------------------------------------------
     Row("data-dependent", "nonzero, masked_select (`x[mask]`), unique",
         "output size depends on tensor values: rejected up front, the error names the aten op, "
@@ -182,6 +212,10 @@ ROWS: tuple[Row, ...] = (
         "constants): the error names the op",
         ("test_conv_dynamic.py::test_grouped_conv3d_dynamic_refused",
          "test_pooling_options.py::test_max_pool2d_indices_dynamic_hw_refused")),
+    Row("data-dependent", "transposed convolution with a `?` kernel size",
+        "its padding dilation * (k - 1) - padding is no static attribute: the error names "
+        "aten.convolution and its source line (a static kernel over `?` inputs compiles)",
+        ("test_sort_select.py::test_transposed_conv_with_dynamic_kernel_is_refused",)),
     Row("data-dependent", "as_strided with overlapping windows",
         "a symbolic as_strided that is no reshape / permute (unfold-like windows): the error "
         "names aten.as_strided and its source line",

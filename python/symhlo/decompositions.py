@@ -372,6 +372,7 @@ def clamp_tensor(x, min=None, max=None):
 
 def symhlo_decompositions() -> dict[torch._ops.OpOverload, Callable]:
     """The decompositions symhlo applies on top of torch-mlir's table."""
+    from .decomp_select import select_decompositions
     from .indexing import indexing_decompositions
     from .pooling import pooling_decompositions
     from .special import special_decompositions
@@ -381,6 +382,7 @@ def symhlo_decompositions() -> dict[torch._ops.OpOverload, Callable]:
         **pooling_decompositions(),
         **indexing_decompositions(),
         **special_decompositions(),
+        **select_decompositions(),
         aten.as_strided.default: as_strided_view,
         aten.upsample_nearest1d.vec: upsample_nearest,
         aten.upsample_nearest2d.vec: upsample_nearest,

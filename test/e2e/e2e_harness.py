@@ -176,7 +176,8 @@ def check_model(name: str, model: torch.nn.Module, example_args: Sequence[Any], 
       sizes: three or more argument tuples; one must differ in shape from the example.
       rtol, atol: assert_close tolerances (relative: outputs grow with width).
       expect_symbolic_outputs: assert at least one output axis is symbolic.
-      equal_nan: NaN where eager has NaN counts as equal (functions eager defines as NaN).
+      equal_nan: NaN where eager has NaN counts as equal (functions eager defines as NaN, ops
+        whose NaN rules are tested).
     Returns:
       the Report (also printed at the end of the session).
     """
