@@ -32,7 +32,7 @@ SEVERITY = {"EXPORT_FAIL": 0, "PASS": 1, "REFUSED": 2, "WRONG": 3, "CRASH": 4}
 MAX_SAMPLES = int(__import__("os").environ.get("OPINFO_MAX_SAMPLES", "3"))
 
 # Random ops and ops whose results are uninitialized memory have no eager reference to compare.
-_RANDOM = re.compile(r"rand|dropout|normal|bernoulli|multinomial|uniform|poisson|exponential|"
+_RANDOM = re.compile(r"rand|dropout|normal|bernoulli|multinomial|uniform|poisson|exponential|fractional|"
                      r"cauchy|geometric|rrelu|log_normal")
 _UNINITIALIZED = re.compile(r"(^|\.|_)empty($|_|\b)|new_empty|empty_strided|empty_permuted|"
                             r"empty_like")
