@@ -97,6 +97,7 @@ _PASSES: dict[str, str] = {
     "symhlo-inline-private-calls": "inline_private_calls:InlinePrivateCalls",
     "symhlo-lower-shape-assertions": "lower_shape_assertions:LowerShapeAssertions",
     "symhlo-lower-dynamic-operand-ops": "lower_dynamic_operand_ops:LowerDynamicOperandOps",
+    "symhlo-fold-size-ranges-for-iree": "fold_size_ranges:FoldSizeRangesForIree",
 }
 
 # name -> (summary, elements). Elements may name passes, upstream passes or other pipelines.
@@ -131,8 +132,8 @@ _PIPELINES: dict[str, tuple[str, list[str]]] = {
         "Pure StableHLO -> the forms IREE 3.13 compiles (tensor reshapes, broadcast hints, "
         "linalg convs and pooling over dynamic spatial dims, static-size slices and gathers).",
         ["symhlo-lower-dynamic-operand-ops", "symhlo-narrow-f64-constants-for-iree",
-         "symhlo-lower-dynamic-indexing-for-iree", "symhlo-prepare-for-iree",
-         "symhlo-lower-dynamic-windows-for-iree", "canonicalize", "cse"],
+         "symhlo-fold-size-ranges-for-iree", "symhlo-lower-dynamic-indexing-for-iree",
+         "symhlo-prepare-for-iree", "symhlo-lower-dynamic-windows-for-iree", "canonicalize", "cse"],
     ),
 }
 

@@ -62,6 +62,10 @@ ROWS: tuple[Row, ...] = (
          "test_core_models.py::test_cat_split_by_input_sizes",
          "test_transformer_ops.py::test_slicing_split_cat_stack",
          "test_transformer_ops.py::test_former_iree_gaps")),
+    Row("op", "slicing, split, chunk (`Dim.AUTO`)",
+        "`x[:, 1:-2]`, `x[:, 1:-2:3]`, hsplit at indices, chunk along `?` axes with the guards "
+        "torch.export adds for `Dim.AUTO` (a decomposition's guard they imply is accepted)",
+        ("test_shapes_views.py::test_slices_splits_chunks_auto_dims",)),
     Row("op", "pad (constant)", "constant padding by symbolic amounts, e.g. `(8 - s % 8) % 8`",
         ("test_core_models.py::test_pad_to_multiple",)),
     Row("op", "pad (reflect)",

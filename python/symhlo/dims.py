@@ -401,6 +401,84 @@ def parse_shape_expr(text: str) -> sympy.Expr:
         raise ValueError(f"size expression nested too deeply: {text[:80]!r}") from None
 
 
+def exact_evaluator(expr: sympy.Expr):
+    """A size expression -> `f(values) -> int`, computed exactly on ints (Fractions where the
+    expression has a rational constant), without sympy at call time: a relation is checked on
+    every call, and sympy's xreplace takes ~1 ms.
+
+    Reads Integer / Rational / Symbol, + and * (Add, Mul), small integer powers, floor, ceiling,
+    Mod, Max, Min; an expression with anything else is evaluated by sympy.
+    """
+    import math
+    from fractions import Fraction
+
+    def build(e):
+        if e.is_Integer or e.is_Rational:
+            c = int(e.p) if int(e.q) == 1 else Fraction(int(e.p), int(e.q))
+            return lambda env: c
+        if e.is_Symbol:
+            name = str(e)
+            return lambda env: env[name]
+        parts = [build(a) for a in e.args]
+        if isinstance(e, sympy.Add):
+            return lambda env: sum(p(env) for p in parts)
+        if isinstance(e, sympy.Mul):
+            return lambda env: math.prod(p(env) for p in parts)
+        if isinstance(e, sympy.Pow) and e.exp.is_Integer and 0 <= int(e.exp) <= 8:
+            base, k = parts[0], int(e.exp)
+            return lambda env: base(env) ** k
+        if isinstance(e, sympy.floor):
+            return lambda env: math.floor(parts[0](env))
+        if isinstance(e, sympy.ceiling):
+            return lambda env: math.ceil(parts[0](env))
+        name = type(e).__name__
+        if isinstance(e, sympy.Mod) or name in ("PythonMod", "Mod"):
+            return lambda env: parts[0](env) % parts[1](env)
+        if name in ("FloorDiv", "CleanDiv") and len(parts) == 2:
+            return lambda env: math.floor(Fraction(parts[0](env)) / parts[1](env))
+        if name == "CeilDiv" and len(parts) == 2:
+            return lambda env: math.ceil(Fraction(parts[0](env)) / parts[1](env))
+        if isinstance(e, (sympy.Max, sympy.Min)):
+            pick = max if isinstance(e, sympy.Max) else min
+            return lambda env: pick(p(env) for p in parts)
+        raise ValueError(type(e).__name__)
+
+    try:
+        fn = build(expr)
+    except (ValueError, TypeError, AttributeError):
+        return lambda env: int(expr.xreplace({x: env[str(x)] for x in expr.free_symbols}))
+
+    return lambda env: int(fn(env))   # int() truncates a non-integer, as int(sympy value) does
+
+
+def exact_condition(cond):
+    """A sympy condition (a comparison of size expressions, And / Or / Not of them, true /
+    false) -> `f(values) -> bool`, evaluated with exact_evaluator; None for anything else."""
+    import operator
+
+    cmps = {sympy.Eq: operator.eq, sympy.Ne: operator.ne, sympy.Lt: operator.lt,
+            sympy.Le: operator.le, sympy.Gt: operator.gt, sympy.Ge: operator.ge}
+    if cond in (sympy.true, True):
+        return lambda env: True
+    if cond in (sympy.false, False):
+        return lambda env: False
+    for kind, op in cmps.items():
+        if isinstance(cond, kind):
+            a, b = exact_evaluator(cond.lhs), exact_evaluator(cond.rhs)
+            return lambda env: op(a(env), b(env))
+    if isinstance(cond, (sympy.And, sympy.Or)):
+        parts = [exact_condition(c) for c in cond.args]
+        if any(p is None for p in parts):
+            return None
+        if isinstance(cond, sympy.And):
+            return lambda env: all(p(env) for p in parts)
+        return lambda env: any(p(env) for p in parts)
+    if isinstance(cond, sympy.Not):
+        inner = exact_condition(cond.args[0])
+        return None if inner is None else (lambda env: not inner(env))
+    return None
+
+
 def parse_relation(text: str):
     """`s0 <= s1 and s2 % 2 == 0` -> (text, holds(values) -> bool, symbol names), without eval.
 
@@ -438,14 +516,28 @@ def parse_relation(text: str):
             sides = [expr(n.left)] + [expr(c) for c in n.comparators]
             ops = [cmps[type(o)] for o in n.ops]
 
-            def holds(env, sides=sides, ops=ops):
-                vals = [int(e.xreplace({x: env[str(x)] for x in e.free_symbols})) for e in sides]
+            fns = [exact_evaluator(e) for e in sides]
+
+            def holds(env, fns=fns, ops=ops):
+                vals = [f(env) for f in fns]
                 return all(op(a, b) for op, a, b in zip(ops, vals, vals[1:]))
             return holds
         raise ValueError(f"not a size relation: {text[:80]!r} (unexpected {type(n).__name__})")
 
     holds = build(tree.body)
     return text, holds, frozenset(syms)
+
+
+# A guard's size reference: `L['x'].size()[0]`, or inside a list / tuple / dict argument
+# `L['tensors'][1].size()[0]`, `L['inputs']['mask'].size()[1]`.
+_GUARD_SIZE = re.compile(r"L\['([^']+)'\]((?:\[(?:\d+|'[^']*')\])*)\.size\(\)\[(\d+)\]")
+
+
+def _placeholder_name(root: str, path: str) -> str:
+    """torch.export's placeholder name for the input at `L[root]<path>`: the root and each list
+    index or dict key joined by `_` (`L['tensors'][1]` -> `tensors_1`)."""
+    keys = re.findall(r"\[(\d+|'[^']*')\]", path)
+    return "_".join([root] + [k.strip("'") for k in keys])
 
 
 def relations_from_guards(ep, inputs: list[InputSpec]) -> list[str]:
@@ -460,15 +552,15 @@ def relations_from_guards(ep, inputs: list[InputSpec]) -> list[str]:
 
         def size(m):
             nonlocal bad
-            spec = by_name.get(m.group(1))
-            axis = int(m.group(2))
+            spec = by_name.get(_placeholder_name(m.group(1), m.group(2)))
+            axis = int(m.group(3))
             if spec is None or axis >= len(spec.shape):
                 bad = True
                 return "0"
             e = spec.shape[axis]
             return str(e) if isinstance(e, (int, sympy.Symbol)) else f"({e})"
 
-        text = re.sub(r"L\['([^']+)'\]\.size\(\)\[(\d+)\]", size, guard)
+        text = re.sub(_GUARD_SIZE, size, guard)
         if bad or "L[" in text:
             continue
         try:

@@ -91,23 +91,47 @@ def _shape_env_snapshot(ep):
     exported = {g.expr.xreplace(replacements) for g in env.guards[:n_guards]}
     # The Dim ranges as given (what symhlo's runtime accepts), not the shape env's: that one
     # assumes every backed size is >= 2 (torch's 0/1 specialization), a call with 1 is allowed.
-    return env, n_guards, replacements, {**env.var_to_range, **ep.range_constraints}, exported
+    ranges = {**env.var_to_range, **ep.range_constraints}
+    # torch.export's input guards as symhlo checks them at call time (symhlo.dims relations):
+    # sizes that break one never reach the program, so they are no counterexample to a guard.
+    from .dims import from_exported_program
+
+    premises = [(holds, syms) for _, holds, syms in from_exported_program(ep)._relation_checks]
+    hints = {str(s): int(v) for s, v in getattr(env, "var_to_val", {}).items()
+             if getattr(v, "is_Integer", False)}
+    return env, n_guards, replacements, ranges, exported, premises, hints
 
 
-def _counterexample(expr, ranges, limit: int = 4096) -> dict | None:
-    """Sizes within `ranges` at which the guard `expr` is false, or None if none were found.
+def _counterexample(expr, ranges, premises=(), hints=None, limit: int = 4096) -> dict | None:
+    """Sizes within `ranges` that satisfy every premise and at which the guard `expr` is false,
+    or None if none were found.
 
-    Tries every symbol at its lower bound and the next 47 values, its upper bound and midpoint,
-    and powers of two up to the bound (2**31 - 1 when unbounded): all combinations when there
-    are at most `limit`, else `limit` seeded random ones. A guard that fails none of these is
-    taken as implied by the ranges.
+    Candidates per symbol: its lower bound and the next 47 values, its upper bound and midpoint,
+    powers of two up to the bound (2**31 - 1 when unbounded), and the example's size +- 3 (from
+    `hints`). `premises` are (holds(values) -> bool, symbol names): torch.export's input guards,
+    which the call-time checks enforce. The symbols of premises that share a symbol with `expr`
+    join the search; a premise over one symbol first filters that symbol's candidates (so
+    `h - 4 == 1` leaves h = 5 only). Then all combinations are tried when there are at most
+    `limit`, else `limit` seeded random ones, skipping those that break a premise whose symbols
+    are all assigned. A guard that fails none of these is taken as implied.
     """
     import itertools
     import random
 
     import sympy
 
-    syms = sorted(expr.free_symbols, key=str)
+    names = {str(s): s for s in expr.free_symbols}
+    by_name = {str(s): s for s in ranges if isinstance(s, sympy.Symbol)}
+    premises = list(premises)
+    grown = True
+    while grown and len(names) < 8:
+        grown = False
+        for _, syms in premises:
+            if syms & set(names) and not syms <= set(names) and syms <= set(by_name) | set(names):
+                for x in syms - set(names):
+                    names[x] = by_name[x]
+                grown = True
+    syms = sorted(names.values(), key=str)
     candidates = []
     for sym in syms:
         vr = ranges.get(sym)
@@ -116,23 +140,57 @@ def _counterexample(expr, ranges, limit: int = 4096) -> dict | None:
               and int(vr.upper) < 2**31 else 2**31 - 1)
         vals = set(range(lo, min(lo + 48, hi + 1))) | {hi, max(lo, hi - 1), (lo + hi) // 2}
         vals |= {2**k + d for k in range(6, 31) for d in (-1, 0, 1) if lo <= 2**k + d <= hi}
-        candidates.append(sorted(vals))
+        h = (hints or {}).get(str(sym))
+        if h is not None:
+            vals |= {v for v in range(h - 3, h + 4) if lo <= v <= hi}
+        unary = [holds for holds, ps in premises if ps == {str(sym)}]
+        vals = [v for v in sorted(vals) if _holds_all(unary, {str(sym): v})]
+        candidates.append(vals)
     total = 1
     for c in candidates:
         total *= len(c)
+    if total == 0:
+        return None   # no size passes the call-time checks: the guard is never reached
     if total <= limit:
         points = itertools.product(*candidates)
     else:
         rng = random.Random(0)
         points = (tuple(rng.choice(c) for c in candidates) for _ in range(limit))
+    assigned = {str(s) for s in syms}
+    checks = [holds for holds, ps in premises if ps <= assigned and len(ps) > 1]
+    from .dims import exact_condition
+
+    guard_syms = expr.free_symbols
+    fast = exact_condition(expr)
+    sym_names = [str(s) for s in syms]
     for point in points:
+        env = dict(zip(sym_names, point))
+        if not _holds_all(checks, env):
+            continue
         try:
-            value = expr.xreplace({s: sympy.Integer(v) for s, v in zip(syms, point)})
+            if fast is not None:
+                false = not fast(env)
+            else:
+                value = expr.xreplace({s: sympy.Integer(v) for s, v in zip(syms, point)
+                                       if s in guard_syms})
+                false = value in (sympy.false, False)
         except (ArithmeticError, TypeError, ValueError):   # Mod(2, Mod(h, 2)) at an even h
             continue
-        if value in (sympy.false, False):
-            return {str(s): v for s, v in zip(syms, point)}
+        if false:
+            return {str(s): v for s, v in zip(syms, point) if s in guard_syms}
     return None
+
+
+def _holds_all(checks, env: dict) -> bool:
+    """Whether every relation check holds at `env` (one that cannot be evaluated there, e.g. a
+    division by zero, counts as broken: the call-time check refuses such sizes too)."""
+    for holds in checks:
+        try:
+            if not holds(env):
+                return False
+        except (ArithmeticError, TypeError, ValueError, KeyError):
+            return False
+    return True
 
 
 def reject_decomposition_guards(ep, snapshot) -> None:
@@ -146,14 +204,16 @@ def reject_decomposition_guards(ep, snapshot) -> None:
     clamped out-of-range gathers) everywhere else. torch's `_adaptive_avg_pool2d` decomposition
     did this on `?` H/W (kernel sizes and an unrolled window loop fixed to the example's).
     Allowed: guards torch.export itself recorded (re-added by the retrace), and guards the Dim
-    ranges imply (proved by bound_sympy, or no in-range counterexample found). The error names
-    each guard, the decomposition's source line and sizes at which it fails.
+    ranges imply (proved by bound_sympy), or that no sizes break within the ranges and
+    torch.export's own input guards (which the call-time checks enforce: `h - 3 != 1` and
+    `h - 3 >= 1` make a contiguity check's `h - 3 > 1` hold). The error names each guard, the
+    decomposition's source line and sizes at which it fails.
     """
     if snapshot is None:
         return
     from torch.utils._sympy.value_ranges import bound_sympy
 
-    env, n_guards, replacements, ranges, exported = snapshot
+    env, n_guards, replacements, ranges, exported, premises, hints = snapshot
     # Retracing gives a non-tensor input torch.export specialized (`k: int` = 3) a fresh symbol
     # and then guards it to the exported value (`Eq(s72, 3)`). That symbol is no input size: the
     # value is a constant of the program, which the call-time binding checks (ShapeError).
@@ -180,7 +240,7 @@ def reject_decomposition_guards(ep, snapshot) -> None:
         # bound_sympy proves only what interval arithmetic shows; a guard it cannot prove (a
         # float identity between derived dims, `0.5*(2*h) + 1.0 == h + 1`) is rejected only when
         # some in-range sizes break it.
-        witness = _counterexample(expr, ranges)
+        witness = _counterexample(expr, ranges, premises, hints)
         if witness is not None:
             bad.append((expr, guard.sloc, witness))
     for sym, value in env.replacements.items():

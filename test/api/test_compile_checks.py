@@ -156,3 +156,27 @@ def test_float64_and_zero_d_inputs_keep_their_dtype():
         torch.testing.assert_close(g, w, rtol=1e-5, atol=1e-5)
     with pytest.raises(symhlo.ShapeError, match=r"^s: rank is 1, expected 0 \(shape \(\)\)$"):
         cm(x, torch.tensor([2.5], dtype=torch.float64))
+
+
+class NestedInputs(torch.nn.Module):
+    """Inputs inside a tuple and a dict: torch.export's guards read `L['pair'][1].size()[0]`."""
+
+    def forward(self, pair, d):
+        n = pair[1].shape[0]
+        return pair[0][:n] * 2 + d["k"][:n]
+
+
+def test_guards_on_nested_inputs_are_checked_at_call_time():
+    """`y[:n]` relations on inputs inside a tuple / dict argument are checked before a call (they
+    were dropped: the call with pair[1] longer than pair[0] ran and read past pair[0])."""
+    x, y, k = torch.randn(8, 3), torch.randn(5, 3), torch.randn(8, 3)
+    auto = {0: Dim.AUTO}
+    ep = torch.export.export(NestedInputs(), ((x, y), {"k": k}),
+                             dynamic_shapes=((auto, auto), {"k": auto}))
+    cm = symhlo.compile(ep)
+    assert cm.symbols.relations == ["pair_1_dim0 <= pair_0_dim0", "pair_1_dim0 <= d_k_dim0"]
+    args = ((torch.randn(6, 3), torch.randn(4, 3)), {"k": torch.randn(6, 3)})
+    torch.testing.assert_close(cm(*args), NestedInputs()(*args))
+    with pytest.raises(symhlo.ShapeError, match=r"break 'pair_1_dim0 <= pair_0_dim0'.*"
+                       r"pair_0_dim0 = 4 from pair_0: axis 0, pair_1_dim0 = 6 from pair_1"):
+        cm((torch.randn(4, 3), torch.randn(6, 3)), {"k": torch.randn(4, 3)})
