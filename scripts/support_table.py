@@ -65,7 +65,12 @@ ROWS: tuple[Row, ...] = (
     Row("op", "slicing, split, chunk (`Dim.AUTO`)",
         "`x[:, 1:-2]`, `x[:, 1:-2:3]`, hsplit at indices, chunk along `?` axes with the guards "
         "torch.export adds for `Dim.AUTO` (a decomposition's guard they imply is accepted)",
-        ("test_shapes_views.py::test_slices_splits_chunks_auto_dims",)),
+        ("test_shapes_views.py::test_slices_splits_chunks_auto_dims",
+         "test_shapes_views.py::test_split_on_a_pinned_axis")),
+    Row("op", "block_diag, new_zeros / new_full, empty_strided",
+        "block_diag of `?`-sized blocks, new_zeros / new_full with symbolic and zero sizes, "
+        "masked var (empty_strided with symbolic or zero-size strides)",
+        ("test_shapes_views.py::test_block_diag_new_zeros_masked_var",)),
     Row("op", "pad (constant)", "constant padding by symbolic amounts, e.g. `(8 - s % 8) % 8`",
         ("test_core_models.py::test_pad_to_multiple",)),
     Row("op", "pad (reflect)",

@@ -372,11 +372,13 @@ def clamp_tensor(x, min=None, max=None):
 
 def symhlo_decompositions() -> dict[torch._ops.OpOverload, Callable]:
     """The decompositions symhlo applies on top of torch-mlir's table."""
+    from .decomp_shapes import shape_decompositions
     from .pooling import pooling_decompositions
     from .views import as_strided_view
 
     return {
         **pooling_decompositions(),
+        **shape_decompositions(),
         aten.as_strided.default: as_strided_view,
         aten.upsample_nearest1d.vec: upsample_nearest,
         aten.upsample_nearest2d.vec: upsample_nearest,

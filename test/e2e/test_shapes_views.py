@@ -33,3 +33,38 @@ class SlicesSplits(nn.Module):
 def test_slices_splits_chunks_auto_dims():
     check_model("slices_splits", SlicesSplits(), (randn(2, 7, 9),), ({0: AUTO, 1: AUTO, 2: AUTO},),
                 [(randn(3, 9, 8),), (randn(2, 12, 10),), (randn(4, 31, 12),)], rtol=0, atol=0)
+
+
+class BlockDiagNewZeros(nn.Module):
+    """block_diag of `?`-sized blocks (torch's decomposition builds its zero blocks with
+    new_zeros -> empty_strided, here of a zero-width `[b0, 0]` block too), new_zeros / new_full
+    with symbolic sizes, and a masked var (empty_strided with strides torch-mlir cannot check)."""
+
+    def forward(self, a, b, v):                 # (n, m), (k, l), (k,)
+        d = torch.block_diag(a, b, v)           # (n + k + 1, m + l + k)
+        z = a.new_zeros((a.shape[0], b.shape[1])) + 1
+        f = b.new_full((b.shape[0], 0), 2.0)
+        var = torch.masked.var(a, 1)
+        return d, z, f, var
+
+
+def test_block_diag_new_zeros_masked_var():
+    ex = (randn(3, 4), randn(2, 5), randn(2))
+    check_model("block_diag_new_zeros", BlockDiagNewZeros(), ex,
+                ({0: AUTO, 1: AUTO}, {0: AUTO, 1: AUTO}, {0: AUTO}),
+                [(randn(4, 6), randn(3, 2), randn(3)), (randn(2, 2), randn(5, 7), randn(5)),
+                 (randn(9, 3), randn(2, 4), randn(2))])
+
+
+class PinnedSplit(nn.Module):
+    """split(x, 2) along an axis torch.export pins to its example size (the number of pieces is
+    a Python int): the argument's axis becomes static, the other axes stay `?`."""
+
+    def forward(self, x):                       # (5, n, m)
+        p, q, r = torch.split(x, 2)
+        return p * 2, q + r.sum(0, keepdim=True)
+
+
+def test_split_on_a_pinned_axis():
+    check_model("pinned_split", PinnedSplit(), (randn(5, 4, 6),), ({0: AUTO, 1: AUTO, 2: AUTO},),
+                [(randn(5, 3, 2),), (randn(5, 9, 7),), (randn(5, 2, 33),)])
