@@ -132,7 +132,8 @@ _PIPELINES: dict[str, tuple[str, list[str]]] = {
         "Pure StableHLO -> the forms IREE 3.13 compiles (tensor reshapes, broadcast hints, "
         "linalg convs and pooling over dynamic spatial dims, static-size slices and gathers).",
         ["symhlo-lower-dynamic-operand-ops", "symhlo-narrow-f64-constants-for-iree",
-         "symhlo-fold-size-ranges-for-iree", "symhlo-lower-dynamic-indexing-for-iree",
+         "symhlo-fold-size-ranges-for-iree", "canonicalize",
+         "symhlo-lower-dynamic-indexing-for-iree",
          "symhlo-prepare-for-iree", "symhlo-lower-dynamic-windows-for-iree", "canonicalize", "cse"],
     ),
 }

@@ -71,6 +71,17 @@ ROWS: tuple[Row, ...] = (
         "block_diag of `?`-sized blocks, new_zeros / new_full with symbolic and zero sizes, "
         "masked var (empty_strided with symbolic or zero-size strides)",
         ("test_shapes_views.py::test_block_diag_new_zeros_masked_var",)),
+    Row("op", "diagonals, windows, isin",
+        "diagonal (both offsets, any dims), trace, diag of a vector / matrix, diag_embed, "
+        "Tensor.unfold, nn.functional.unfold (im2col), isin over `?` dims",
+        ("test_shapes_views.py::test_diagonals_windows_isin",)),
+    Row("op", "scatters, circular pad, *_copy",
+        "select_scatter / slice_scatter (step) / diagonal_scatter, circular padding, narrow_copy, "
+        "view_copy, permute_copy, unbind_copy; a scatter source of the wrong size raises "
+        "ShapeError; index_select from `?x1` slices",
+        ("test_shapes_views.py::test_scatters_copies",
+         "test_shapes_views.py::test_scatter_source_shape_is_checked_at_call_time",
+         "test_shapes_views.py::test_gather_of_unit_slice")),
     Row("op", "pad (constant)", "constant padding by symbolic amounts, e.g. `(8 - s % 8) % 8`",
         ("test_core_models.py::test_pad_to_multiple",)),
     Row("op", "pad (reflect)",

@@ -20,14 +20,24 @@ def _known(cond) -> bool:
     return bool(statically_known_true(cond))
 
 
+def _zeros(size, dtype, device):
+    """A contiguous tensor of zeros: a 0-d zero expanded and cloned (`full` / `zeros` decompose
+    back into empty_strided, which would recurse)."""
+    zero = aten.scalar_tensor.default(0, dtype=dtype or torch.get_default_dtype(), device=device)
+    return aten.clone.default(aten.expand.default(zero, list(size)),
+                              memory_format=torch.contiguous_format)
+
+
 def empty_strided(size, stride, *, dtype=None, layout=None, device=None, pin_memory=None):
-    """aten.empty_strided -> aten.empty (permuted back when the strides are a permuted layout).
+    """aten.empty_strided -> zeros (permuted back when the strides are a permuted layout).
 
-        empty_strided([s0, 0], [1, 1])            ==> empty([s0, 0])
-        empty_strided([s0, s1], [s1, 1])          ==> empty([s0, s1])
-        empty_strided([s0, s1], [1, s0])          ==> empty([s1, s0]).permute(1, 0)
+        empty_strided([s0, 0], [1, 1])            ==> zeros([s0, 0])
+        empty_strided([s0, s1], [s1, 1])          ==> zeros([s0, s1])
+        empty_strided([s0, s1], [1, s0])          ==> zeros([s1, s0]).permute(1, 0)
 
-    The values are uninitialized either way; torch-mlir lowers empty_strided only when it can
+    The values are uninitialized, so zeros are one valid choice, and an expanded 0-d zero lowers
+    to a StableHLO broadcast (torch-mlir lowers `empty` with `?` sizes to `tensor.empty`, which is not
+    StableHLO, when nothing overwrites it). torch-mlir lowers empty_strided only when it can
     check that the strides are the default ones, and emits `torch.runtime.assert "not all
     strides are default"` (or keeps the op) for symbolic strides or a zero-size axis, where
     the strides torch picks (`[1, 1]` for `[s0, 0]`) are not the contiguous formula's. A tensor
@@ -37,23 +47,303 @@ def empty_strided(size, stride, *, dtype=None, layout=None, device=None, pin_mem
     from .views import _contiguous_strides, _memory_order
 
     size, stride = list(size), list(stride)
-    kw = dict(dtype=dtype, layout=layout, device=device, pin_memory=pin_memory)
     if any(_known(s == 0) for s in size):
-        return aten.empty.memory_format(size, **kw)
+        return _zeros(size, dtype, device)
     keep = [i for i, s in enumerate(size) if not _known(s == 1)]
     order = _memory_order(keep, stride)
     expected = _contiguous_strides([size[i] for i in order])
     if not all(_known(stride[i] == e) for i, e in zip(order, expected)):
         return NotImplemented
     if order == keep:
-        return aten.empty.memory_format(size, **kw)
+        return _zeros(size, dtype, device)
     inner = [i for i in order] + [i for i in range(len(size)) if i not in keep]
-    out = aten.empty.memory_format([size[i] for i in inner], **kw)
+    out = _zeros([size[i] for i in inner], dtype, device)
     return out.permute([inner.index(i) for i in range(len(size))])
+
+
+def empty(size, *, dtype=None, layout=None, device=None, pin_memory=None, memory_format=None):
+    """aten.empty.memory_format -> zeros (uninitialized values: zeros are one valid choice).
+
+        empty([0, s1, s2 + 3])  ==>  clone(expand(scalar_tensor(0), [0, s1, s2 + 3]))
+
+    torch-mlir lowers `empty` to `tensor.empty`, which is not StableHLO; torch's circular
+    padding builds its result in an `empty` that slice_scatters then fill, so the pure
+    module kept a `tensor.empty` (with `?` sizes) wherever the data flow reads it.
+    """
+    if memory_format not in (None, torch.contiguous_format, torch.preserve_format):
+        return NotImplemented   # channels_last: keep torch's layout handling
+    return _zeros(size, dtype, device)
+
+
+def narrow_copy(x, dim: int, start, length):
+    """aten.narrow_copy -> slice + clone (torch-mlir has no lowering for the copy variant).
+
+        narrow_copy(x, 1, 2, n - 3)  ==>  clone(slice(x, 1, 2, 2 + (n - 3)))
+    """
+    return aten.clone.default(aten.slice.Tensor(x, dim, start, start + length))
+
+
+def view_copy(x, size):
+    """aten.view_copy -> reshape + clone (the copy has its own contiguous storage)."""
+    return aten.clone.default(x.reshape(size))
+
+
+def permute_copy(x, dims):
+    """aten.permute_copy -> permute + clone."""
+    return aten.clone.default(aten.permute.default(x, dims))
+
+
+def unbind_copy(x, dim: int = 0):
+    """aten.unbind_copy.int -> unbind + a clone of each piece."""
+    return [aten.clone.default(t) for t in aten.unbind.int(x, dim)]
+
+
+def _diagonal_indices(x, offset: int, dim1: int, dim2: int):
+    """(x with dim1, dim2 moved last, row index, column index) of the diagonal at `offset`.
+
+    Its length is max(0, min(n1 - max(-offset, 0), n2 - max(offset, 0))), computed with
+    sym_min / sym_max: torch's own diagonal takes Python's min() of the SymInts, which guards
+    on which side is shorter (`n2 - 2 < n1`) and pins the program to the example's side.
+    """
+    d1, d2 = dim1 % x.dim(), dim2 % x.dim()
+    n1, n2 = x.shape[d1], x.shape[d2]
+    r0, c0 = max(-offset, 0), max(offset, 0)
+    length = torch.sym_max(0, torch.sym_min(n1 - r0, n2 - c0))
+    i = torch.arange(length, device=x.device)
+    moved = x.movedim((d1, d2), (-2, -1))
+    return moved, i + r0, i + c0
+
+
+def diagonal(x, offset: int = 0, dim1: int = 0, dim2: int = 1):
+    """aten.diagonal over `?` axes -> a gather of (row, column) index pairs.
+
+        diagonal(x, 2, 0, 1)    (x: n1 x n2 x m)
+      ==> i = arange(max(0, min(n1, n2 - 2)));  x.movedim((0, 1), (-2, -1))[..., i, i + 2]
+
+    torch-mlir has no StableHLO lowering of aten.diagonal (trace, diag, linalg.diagonal and
+    diagonal_copy all reach it). The diagonal axis comes last, as torch puts it.
+    """
+    moved, rows, cols = _diagonal_indices(x, offset, dim1, dim2)
+    return aten.index.Tensor(moved, [None] * (moved.dim() - 2) + [rows, cols])
+
+
+def diagonal_copy(x, offset: int = 0, dim1: int = 0, dim2: int = 1):
+    """aten.diagonal_copy -> diagonal (a gather: already a copy)."""
+    return diagonal(x, offset, dim1, dim2)
+
+
+def diag(x, diagonal_: int = 0):
+    """aten.diag of a matrix -> diagonal (torch's decomposition takes Python's min() of the
+    `?` sizes, see _diagonal_indices); of a vector -> diag_embed."""
+    if x.dim() == 1:
+        return diag_embed(x, diagonal_, 0, 1)
+    if x.dim() != 2:
+        return NotImplemented
+    return diagonal(x, diagonal_, 0, 1)
+
+
+def trace(x):
+    """aten.trace -> sum of the diagonal (torch-mlir decomposes trace into aten.diagonal after
+    import, where symhlo's decomposition no longer applies)."""
+    return diagonal(x, 0, 0, 1).sum()
+
+
+def diagonal_scatter(x, src, offset: int = 0, dim1: int = 0, dim2: int = 1):
+    """aten.diagonal_scatter -> where(on the diagonal, src gathered per row, x).
+
+        diagonal_scatter(x, src, k, 0, 1)      (x: n1 x n2, src: L)
+      ==> r = arange(n1)[:, None];  c = arange(n2)[None, :]
+          g = index_select(src, -1, clamp(r - max(-k, 0), 0, L - 1))      (n1 x 1, per row)
+          where(c - r == k, g, x)
+
+    Only positions on the diagonal take src's values, so the clamped index of the other rows is
+    never read. The result has x's layout; dim1 / dim2 are moved last and back.
+    """
+    d1, d2 = dim1 % x.dim(), dim2 % x.dim()
+    moved = x.movedim((d1, d2), (-2, -1))
+    n1, n2 = moved.shape[-2], moved.shape[-1]
+    length = src.shape[-1]
+    r = torch.arange(n1, device=x.device).unsqueeze(-1)
+    c = torch.arange(n2, device=x.device).unsqueeze(0)
+    last = torch.full((), length - 1, dtype=torch.int64, device=x.device)
+    idx = torch.clamp(torch.minimum(r.squeeze(-1) - max(-offset, 0), last), min=0)
+    g = torch.index_select(src, -1, idx).unsqueeze(-1)            # (..., n1, 1)
+    out = torch.where((c - r) == offset, g.to(x.dtype), moved)
+    return out.movedim((-2, -1), (d1, d2)).contiguous()
+
+
+def _slice_bound(v, n, default):
+    """A slice bound as torch normalizes it (None -> default, negative -> + n, clamped to
+    [0, n]) without a guard on a SymInt's sign; None when its sign is not statically known."""
+    import sys
+
+    if v is None or (isinstance(v, int) and v >= sys.maxsize):
+        return default
+    if isinstance(v, int):
+        if v < 0:
+            v = v + n
+            return v if _known(v >= 0) else torch.sym_max(v, 0)
+        return v if _known(v <= n) else torch.sym_min(v, n)
+    if _known(v >= 0):
+        return v if _known(v <= n) else torch.sym_min(v, n)
+    return None
+
+
+def slice_scatter(x, src, dim: int = 0, start=None, end=None, step: int = 1):
+    """aten.slice_scatter -> where(in the slice, src gathered along `dim`, x).
+
+        slice_scatter(x, src, d, a, b, k)        (x: n along d, src: m along d)
+      ==> i = arange(n);  in = (i >= a) & (i < b) & ((i - a) % k == 0)
+          where(in, index_select(src, d, clamp((i - a) // k, 0, m - 1)), x)
+
+    torch-mlir lowers slice_scatter only with a constant end ("end is not constant": circular
+    padding over `?` axes), and its scatter with `?` sizes failed in iree-compile ("mismatch in
+    shape of indices and update value"). A gather plus a select has neither problem. Positions
+    outside the slice never read the clamped index. Bounds whose sign is not statically known
+    keep the op (named by the lowering).
+    """
+    d = dim % x.dim()
+    n, m = x.shape[d], src.shape[d]
+    lo = _slice_bound(start, n, 0)
+    hi = _slice_bound(end, n, n)
+    if lo is None or hi is None or not isinstance(step, int) or step < 1:
+        return NotImplemented
+    if _known(m == 0):
+        return x.clone()
+    i = torch.arange(n, device=x.device)
+    rel = i - lo
+    inside = (rel >= 0) & (i < hi)
+    if step != 1:
+        inside = inside & (torch.remainder(rel, step) == 0)
+        rel = torch.div(rel, step, rounding_mode="floor")
+    last = torch.full((), m - 1, dtype=torch.int64, device=x.device)
+    idx = torch.clamp(torch.minimum(rel, last), min=0)
+    g = torch.index_select(src, d, idx).to(x.dtype)
+    shape = [1] * x.dim()
+    shape[d] = n
+    return torch.where(inside.reshape(shape), g, x)
+
+
+def diag_embed(x, offset: int = 0, dim1: int = -2, dim2: int = -1):
+    """aten.diag_embed -> where(on the diagonal, x gathered per row, 0).
+
+        diag_embed(v, k)       (v: ..., n)
+      ==> N = n + |k|;  r = arange(N)[:, None];  c = arange(N)[None, :]
+          g = index_select(v, -1, clamp(r - max(-k, 0), 0, n - 1))        (..., N, 1)
+          where(c - r == k, g, 0)                                         (..., N, N)
+
+    torch-mlir has no StableHLO lowering of diag_embed (diag of a vector reaches it); positions
+    off the diagonal never read the clamped index. The two new axes move to dim1, dim2.
+    """
+    n = x.shape[-1]
+    big = n + abs(offset)
+    r = torch.arange(big, device=x.device)
+    last = torch.full((), n - 1, dtype=torch.int64, device=x.device)
+    idx = torch.clamp(torch.minimum(r - max(-offset, 0), last), min=0)
+    g = torch.index_select(x, -1, idx).unsqueeze(-1)                     # (..., N, 1)
+    on = (r.unsqueeze(0) - r.unsqueeze(-1)) == offset                    # c - r == k
+    out = torch.where(on, g, torch.zeros((), dtype=x.dtype, device=x.device))
+    rank = x.dim() + 1
+    d1, d2 = dim1 % rank, dim2 % rank
+    return out.movedim((-2, -1), (d1, d2)).contiguous()
+
+
+def unfold(x, dim: int, size: int, step: int):
+    """aten.unfold (Tensor.unfold: sliding windows along `dim`) -> one gather by a flat window
+    index, split into (count, size).
+
+        unfold(x, d, k, s)      (x: ..., n along d, ...;  count = (n - k) // s + 1)
+      ==> i = arange(count * k);  w = (i // k) * s + i % k
+          index_select(x.movedim(d, -1), -1, w).unflatten(-1, (count, k)).movedim(-2, d)
+
+    torch-mlir has no StableHLO lowering of aten.unfold (unfold_copy reaches it too). The index
+    is computed on the flat count * k axis: elementwise ops on a (count, k) tensor make torch's
+    contiguity check guard `count >= 2`, which pins the window count's side of 1. Windows of
+    size 1 are a strided slice; a 0-d input (size 1) is a 1-element vector.
+    """
+    if x.dim() == 0:
+        return aten.clone.default(x.reshape([1])) if size == 1 else NotImplemented
+    d = dim % x.dim()
+    n = x.shape[d]
+    moved = x.movedim(d, -1)
+    if size == 1:
+        out = aten.slice.Tensor(moved, -1, 0, n, step).unsqueeze(-1)
+        return aten.clone.default(out.movedim(-2, d))
+    count = (n - size) // step + 1
+    i = torch.arange(count * size, device=x.device)
+    w = torch.div(i, size, rounding_mode="floor") * step + torch.remainder(i, size)
+    out = torch.index_select(moved, -1, w).unflatten(-1, (count, size))
+    return out.movedim(-2, d)
+
+
+def unfold_copy(x, dim: int, size: int, step: int):
+    """aten.unfold_copy -> unfold (a gather: already a copy)."""
+    return unfold(x, dim, size, step)
+
+
+def im2col(x, kernel_size, dilation, padding, stride):
+    """aten.im2col (nn.functional.unfold) over `?` dims -> zero padding + one gather per axis.
+
+        im2col(x, (kh, kw), (dh, dw), (ph, pw), (sh, sw))      (x: N, C, H, W)
+      ==> xp = pad(x, (pw, pw, ph, ph))
+          ih = arange(oh)[:, None] * sh + arange(kh)[None, :] * dh           (oh, kh)
+          iw = arange(ow)[:, None] * sw + arange(kw)[None, :] * dw           (ow, kw)
+          xp[..., ih[:, :, None, None], iw[None, None]]     (N, C, oh, kh, ow, kw)
+            .permute(N, C, kh, kw, oh, ow).reshape(N, C * kh * kw, oh * ow)
+
+    with oh = (H + 2 ph - dh (kh - 1) - 1) // sh + 1 (likewise ow). torch-mlir's own lowering
+    builds a gather whose slice sizes read a static zero batch as out of bounds. An input
+    without elements gives zeros of the output's shape.
+    """
+    batched = x.dim() == 4
+    xb = x if batched else x.unsqueeze(0)
+    nb, c, h, w = xb.shape
+    (kh, kw), (dh, dw), (ph, pw), (sh, sw) = (list(v) for v in (kernel_size, dilation,
+                                                                 padding, stride))
+    oh = (h + 2 * ph - dh * (kh - 1) - 1) // sh + 1
+    ow = (w + 2 * pw - dw * (kw - 1) - 1) // sw + 1
+    if _known(nb * c * h * w == 0):
+        out = _zeros([nb, c * kh * kw, oh * ow], x.dtype, x.device)
+        return out if batched else out.squeeze(0)
+    xp = aten.constant_pad_nd.default(xb, [pw, pw, ph, ph], 0.0) if ph or pw else xb
+    ih = (torch.arange(oh, device=x.device).unsqueeze(-1) * sh
+          + torch.arange(kh, device=x.device).unsqueeze(0) * dh)
+    iw = (torch.arange(ow, device=x.device).unsqueeze(-1) * sw
+          + torch.arange(kw, device=x.device).unsqueeze(0) * dw)
+    g = aten.index.Tensor(xp, [None, None, ih[:, :, None, None], iw[None, None]])
+    out = g.permute(0, 1, 3, 5, 2, 4).reshape(nb, c * kh * kw, oh * ow)
+    return out if batched else out.squeeze(0)
+
+
+def isin(elements, test_elements, *, assume_unique: bool = False, invert: bool = False):
+    """aten.isin.Tensor_Tensor -> any(elements[..., None] == test_elements.flatten(), -1).
+
+    torch's decomposition picks an algorithm by comparing a float function of the two sizes
+    (`len(test) < 10 * len(elements) ** 0.145`), a guard that pins the program to the
+    example's side. The broadcast compare is exact for every size (O(n * m) work).
+    """
+    hit = (elements.unsqueeze(-1) == test_elements.flatten()).any(-1)
+    return torch.logical_not(hit) if invert else hit
 
 
 def shape_decompositions() -> dict:
     """The structural entries symhlo adds to the decomposition table."""
     return {
         aten.empty_strided.default: empty_strided,
+        aten.empty.memory_format: empty,
+        aten.narrow_copy.default: narrow_copy,
+        aten.view_copy.default: view_copy,
+        aten.permute_copy.default: permute_copy,
+        aten.unbind_copy.int: unbind_copy,
+        aten.diagonal.default: diagonal,
+        aten.diagonal_copy.default: diagonal_copy,
+        aten.diag.default: diag,
+        aten.trace.default: trace,
+        aten.diagonal_scatter.default: diagonal_scatter,
+        aten.slice_scatter.default: slice_scatter,
+        aten.diag_embed.default: diag_embed,
+        aten.unfold.default: unfold,
+        aten.unfold_copy.default: unfold_copy,
+        aten.im2col.default: im2col,
+        aten.isin.Tensor_Tensor: isin,
     }

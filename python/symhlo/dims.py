@@ -105,6 +105,14 @@ class SymbolTable:
         # Exporter shape assertions checked after the rules above (symhlo.shape_assertions).
         self.assertions: list[dict] = []
 
+    def add_relations(self, relations: Sequence[str]) -> None:
+        """Adds relations (over the internal symbol names) to check at call time."""
+        for r in relations:
+            if r not in self.relations:
+                self.relations.append(r)
+                self._relation_checks.append(parse_relation(r))
+        self.invalidate()
+
     def invalidate(self) -> None:
         """Call after editing inputs/ranges/names in place: the check plan is rebuilt."""
         self._plan = None
@@ -351,6 +359,7 @@ class SymbolTable:
 
 _SHAPE_FUNCS = {"Mod": sympy.Mod, "PythonMod": sympy.Mod, "floor": sympy.floor,
                 "ceiling": sympy.ceiling, "Max": sympy.Max, "Min": sympy.Min,
+                "max": sympy.Max, "min": sympy.Min,   # torch.export's guard code: Python's
                 "FloorDiv": lambda a, b: sympy.floor(a / b), "CeilDiv": lambda a, b: sympy.ceiling(a / b)}
 
 

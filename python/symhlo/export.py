@@ -89,10 +89,27 @@ def _check_outputs(ep, text: str, names: dict[str, str] | None = None) -> None:
     for k, (node, rt) in enumerate(zip(tensor_outs, result_types)):
         dims = rt.split("x")[:-1]
         for axis, (s, d) in enumerate(zip(node.meta["val"].shape, dims)):
-            if isinstance(s, torch.SymInt) and not s.node.expr.is_number and d != "?":
+            if isinstance(s, torch.SymInt) and not s.node.expr.is_number and d != "?" \
+                    and not _pinned_by_export(ep, s.node.expr, int(d)):
                 shown = re.sub(r"\b[A-Za-z_]\w*\b", lambda m: (names or {}).get(m.group(0), m.group(0)), str(s))
                 raise CompileError(f"output {k} axis {axis} is symbolic ({shown}) in torch.export but "
                                    f"static ({d}) in the StableHLO: a dynamic dim was specialized")
+
+
+def _pinned_by_export(ep, expr, value: int) -> bool:
+    """Whether torch.export's own guards fix `expr` to `value` (`reshape(x, (25, 5))` guards
+    `s0*s1 == 25`): then a static output axis is what the program promises, not a dim some
+    lowering pinned. Proved like a decomposition's guard (symhlo.importer._counterexample over
+    the ranges and the input guards the call-time checks enforce)."""
+    import sympy
+
+    from .dims import from_exported_program
+    from .importer import _counterexample
+
+    premises = [(holds, syms) for _, holds, syms in from_exported_program(ep)._relation_checks]
+    if not any(set(map(str, expr.free_symbols)) <= syms for _, syms in premises):
+        return False   # no guard reads all of its symbols: nothing pins it
+    return _counterexample(sympy.Eq(expr, value), dict(ep.range_constraints), premises) is None
 
 
 def _unlowered_op(module) -> tuple[str, str] | None:
@@ -316,7 +333,9 @@ def lower_exported_program(ep, *, names: dict[str, str] | None = None,
     with timer.stage(Stage.IMPORT):
         try:
             with TORCH_LOCK:
-                module = import_exported_program(ep)
+                equalities: list[str] = []
+                module = import_exported_program(ep, relations=equalities)
+                symbols.add_relations(equalities)
         except SymhloError:
             raise
         except Exception as e:

@@ -99,7 +99,10 @@ def _shape_env_snapshot(ep):
     premises = [(holds, syms) for _, holds, syms in from_exported_program(ep)._relation_checks]
     hints = {str(s): int(v) for s, v in getattr(env, "var_to_val", {}).items()
              if getattr(v, "is_Integer", False)}
-    return env, n_guards, replacements, ranges, exported, premises, hints
+    inputs = {sym for n in ep.graph.nodes if n.op == "placeholder"
+              for v in [n.meta.get("val")] if isinstance(v, torch.Tensor)
+              for d in v.shape if isinstance(d, torch.SymInt) for sym in d.node.expr.free_symbols}
+    return env, n_guards, replacements, ranges, exported, premises, hints, inputs
 
 
 def _counterexample(expr, ranges, premises=(), hints=None, limit: int = 4096) -> dict | None:
@@ -193,8 +196,59 @@ def _holds_all(checks, env: dict) -> bool:
     return True
 
 
+# Where torch decides only a tensor's layout or storage, never a value: _prims_common's stride
+# bookkeeping (`n == 1` axes and `numel < 2` tensors are contiguous whatever their strides),
+# FunctionalTensor's wrapper and the fake constructors (the storage a size / stride list
+# needs: `n - 2 != 0`). symhlo's IR is value-semantic and a size-1 axis is addressed the same
+# under any stride, so such a guard cannot change what the program computes. (A guard that
+# fixes a size, `n == 1` evaluated true, becomes a replacement and is still rejected.)
+_LAYOUT_FRAMES = {
+    "_prims_common/__init__.py": {"is_contiguous", "check_contiguous_sizes_strides",
+                                  "is_channels_last_contiguous_2d",
+                                  "is_channels_last_contiguous_3d", "is_non_overlapping_and_dense",
+                                  "is_contiguous_for_memory_format",
+                                  "is_contiguous_for_memory_format_or_false"},
+    "_subclasses/functional_tensor.py": {"__new__"},
+    "_subclasses/fake_impls.py": {"constructors"},
+}
+# The shape env's own frames between the deciding code and the new guard.
+_GUARD_MACHINERY = ("fx/experimental/symbolic_shapes.py", "fx/experimental/sym_node.py",
+                    "fx/experimental/recording.py", "torch/__init__.py")
+
+
+def _decided_by_layout(stack) -> bool:
+    """Whether the code that made a guard (the innermost frame outside the shape env, or the
+    caller of a C++ op) is one of _LAYOUT_FRAMES."""
+    frames = [f for f in stack if not f.filename.endswith(_GUARD_MACHINERY)]
+    while frames and frames[-1].filename.endswith(("_ops.py", "importer.py")):
+        frames.pop()
+    if not frames:
+        return False
+    f = frames[-1]
+    return any(f.filename.endswith(path) and f.name in names
+               for path, names in _LAYOUT_FRAMES.items())
+
+
+class _GuardRecorder(list):
+    """The shape env's guard list, noting which new guards only decide a layout."""
+
+    def __init__(self, guards):
+        super().__init__(guards)
+        self.layout_only: set[int] = set()
+
+    def append(self, guard):
+        import traceback
+
+        if _decided_by_layout(traceback.extract_stack()[:-1]):
+            self.layout_only.add(id(guard))
+        super().append(guard)
+
+
 def reject_decomposition_guards(ep, snapshot) -> None:
     """Raises UnsupportedOpError if decomposing specialized a dynamic size to the example's.
+    Returns the equalities between input sizes that decomposing introduced (`s1 == s0`: a
+    decomposition that needs two inputs' sizes equal, as eager does), as relations for the
+    call-time checks.
 
     A decomposition that branches in Python on a SymInt (`if h % oh == 0`, `for i in
     range(h // oh + 1)`) adds a guard to the shape env. torch.export checked its own guards
@@ -210,10 +264,10 @@ def reject_decomposition_guards(ep, snapshot) -> None:
     decomposition's source line and sizes at which it fails.
     """
     if snapshot is None:
-        return
+        return []
     from torch.utils._sympy.value_ranges import bound_sympy
 
-    env, n_guards, replacements, ranges, exported, premises, hints = snapshot
+    env, n_guards, replacements, ranges, exported, premises, hints, inputs = snapshot
     # Retracing gives a non-tensor input torch.export specialized (`k: int` = 3) a fresh symbol
     # and then guards it to the exported value (`Eq(s72, 3)`). That symbol is no input size: the
     # value is a constant of the program, which the call-time binding checks (ShapeError).
@@ -225,7 +279,10 @@ def reject_decomposition_guards(ep, snapshot) -> None:
     constants = {s: v for s, v in env.replacements.items()
                  if s not in sizes and getattr(v, "is_number", False)}
     bad = []
+    layout_only = getattr(env.guards, "layout_only", set())
     for guard in env.guards[n_guards:]:
+        if id(guard) in layout_only:
+            continue
         expr = guard.expr.xreplace(replacements).xreplace(constants)
         if expr in exported or expr is True or getattr(expr, "is_Boolean", False) and bool(expr) is True:
             continue
@@ -243,11 +300,18 @@ def reject_decomposition_guards(ep, snapshot) -> None:
         witness = _counterexample(expr, ranges, premises, hints)
         if witness is not None:
             bad.append((expr, guard.sloc, witness))
+    equalities = []
     for sym, value in env.replacements.items():
         if sym in ranges and sym not in constants and replacements.get(sym) != value:
-            bad.append((f"{sym} == {value}", None, None))
+            if not value.is_number and sym in inputs and value.free_symbols <= inputs:
+                # Two input sizes unified (select_scatter's src must have the selected slice's
+                # shape; eager raises otherwise, torch.export's meta did not check): a rule on
+                # the inputs, checked at call time like torch.export's own unifications.
+                equalities.append(f"{sym} == {value}")
+            else:
+                bad.append((f"{sym} == {value}", None, None))
     if not bad:
-        return
+        return equalities
     names = {}
     for node in ep.graph.nodes:
         if node.op == "placeholder" and isinstance(node.meta.get("val"), torch.Tensor):
@@ -284,19 +348,27 @@ def reject_decomposition_guards(ep, snapshot) -> None:
         "size-generic decomposition in symhlo.decompositions")
 
 
-def import_exported_program(ep: torch.export.ExportedProgram, *,
-                            func_name: str = "main") -> ir.Module:
+def import_exported_program(ep: torch.export.ExportedProgram, *, func_name: str = "main",
+                            relations: list | None = None) -> ir.Module:
     """Imports `ep` (after core-ATen decompositions) as a torch-dialect module.
 
     Weights are imported as inline dense constants (not `dense_resource`), which the portable
-    artifact accepts.
+    artifact accepts. `relations`, when given, receives the size equalities the decompositions
+    rely on (over ep's internal symbols), which the caller must check at call time.
     """
     from .decompositions import on_0d_as_1d, symhlo_decompositions
 
     snapshot = _shape_env_snapshot(ep)
     table = get_decomposition_table()
-    ep = ep.run_decompositions({**table, **on_0d_as_1d(table), **symhlo_decompositions()})
-    reject_decomposition_guards(ep, snapshot)
+    ep = _run_decompositions(ep, {**table, **on_0d_as_1d(table), **symhlo_decompositions()})
+    equalities = reject_decomposition_guards(ep, snapshot)
+    if equalities and relations is None:
+        from .errors import UnsupportedOpError
+
+        raise UnsupportedOpError(f"decomposing needs input sizes equal ({', '.join(equalities)}), "
+                                 "and this caller cannot check that at call time")
+    if relations is not None:
+        relations.extend(equalities)
     _copy_state_in_lists(ep)
     ctx = new_context()
     importer = FxImporter(context=ctx)
@@ -304,6 +376,29 @@ def import_exported_program(ep: torch.export.ExportedProgram, *,
                                    import_symbolic_shape_expressions=True)
     _keep_user_outputs(importer.module, ep, func_name)
     return importer.module
+
+
+def _run_decompositions(ep, table):
+    """ep.run_decompositions(table) without re-evaluating torch.export's input guards.
+
+    The retrace runs `ep.module()`, whose `_guards_fn` evaluates each of `ep._guards_code` as
+    a Python bool. A guard over `max(0, min(n, m - 2))` (diagonal's length) then picks a side of
+    the min (`m - 2 < n`, `m - 2 > 0`) and records that as a new guard, which
+    reject_decomposition_guards must take for a specialization. The guards themselves are
+    symhlo's call-time checks (symhlo.dims relations, from the original program); the retrace
+    only needs the graph.
+    """
+    from torch.export.exported_program import _get_shape_env
+
+    saved = ep._guards_code
+    ep._guards_code = []
+    env = _get_shape_env(ep.graph_module)
+    if env is not None and not isinstance(env.guards, _GuardRecorder):
+        env.guards = _GuardRecorder(env.guards)   # kept: reject_decomposition_guards reads it
+    try:
+        return ep.run_decompositions(table)
+    finally:
+        ep._guards_code = saved
 
 
 def _copy_state_in_lists(ep) -> None:

@@ -10,8 +10,10 @@ the call-time checks enforce) break it.
 
 from __future__ import annotations
 
+import pytest
 import torch
 import torch.nn as nn
+import torch.nn.functional as F
 from torch.export import Dim
 
 from e2e_harness import check_model, randn
@@ -68,3 +70,93 @@ class PinnedSplit(nn.Module):
 def test_split_on_a_pinned_axis():
     check_model("pinned_split", PinnedSplit(), (randn(5, 4, 6),), ({0: AUTO, 1: AUTO, 2: AUTO},),
                 [(randn(5, 3, 2),), (randn(5, 9, 7),), (randn(5, 2, 33),)])
+
+
+class DiagonalsWindows(nn.Module):
+    """diagonal (offsets on both sides), trace, diag of a vector and of a matrix, diag_embed,
+    Tensor.unfold (sliding windows), nn.functional.unfold (im2col with padding), isin."""
+
+    def forward(self, x, v, img, t):            # (n, m, k), (l,), (b, c, h, w), (p,)
+        d0 = torch.diagonal(x, 2)                # max(0, min(n, m - 2)) along the last axis
+        d1 = torch.diagonal(x, -1, 1, 2)
+        tr = torch.trace(x[:, :, 0])
+        dv = torch.diag(v, 1)                    # (l + 1, l + 1)
+        dm = torch.diag(x[:, :, 1])
+        de = torch.diag_embed(x, -2, 0, 2)
+        win = x.unfold(1, 3, 2)                  # (n, (m - 3) // 2 + 1, k, 3)
+        cols = F.unfold(img, (2, 3), padding=1, stride=(1, 2))
+        hit = torch.isin(v, t)
+        return d0, d1, tr, dv, dm, de, win, cols, hit
+
+
+def test_diagonals_windows_isin():
+    ex = (randn(5, 7, 4), randn(6), randn(2, 3, 6, 7), torch.tensor([0.0, 1.0, -1.0]))
+    v2 = torch.tensor([1.0, 0.5, -1.0, 2.0, 0.0])
+    check_model("diagonals_windows", DiagonalsWindows(), ex,
+                ({0: AUTO, 1: AUTO, 2: AUTO}, {0: AUTO}, {0: AUTO, 2: AUTO, 3: AUTO}, {0: AUTO}),
+                [(randn(3, 9, 2), v2, randn(3, 3, 5, 9), torch.tensor([2.0, 0.5])),
+                 (randn(8, 5, 5), randn(9), randn(2, 3, 9, 4), torch.tensor([0.0, 1.0, 3.0, 4.0])),
+                 (randn(6, 6, 6), randn(2), randn(4, 3, 3, 3), randn(7))],
+                rtol=1e-5, atol=1e-5)
+
+
+class ScattersCopies(nn.Module):
+    """select_scatter / slice_scatter (with a step) / diagonal_scatter into `?`-sized tensors,
+    circular padding (built by slice_scatters), and the *_copy ops."""
+
+    def forward(self, x, row, cols, dia):        # (n, m), (m,), (n, c), (min(n, m - 1),)
+        a = torch.select_scatter(x, row, 0, 1)
+        b = torch.slice_scatter(x, cols, 1, 1, None, 2)
+        c = torch.diagonal_scatter(x, dia, 1)
+        p = F.pad(x[None], (1, 2), mode="circular")[0]
+        n = torch.narrow_copy(x, 1, 1, x.shape[1] - 2)
+        v = torch.ops.aten.view_copy(x, [-1])
+        t = torch.permute_copy(x, (1, 0))
+        u = torch.unbind_copy(x[:2], 0)
+        return a, b, c, p, n, v, t, u[1]
+
+
+def test_scatters_copies():
+    ex = (randn(4, 7), randn(7), randn(4, 3), randn(4))
+    dyn = ({0: AUTO, 1: AUTO}, {0: AUTO}, {0: AUTO, 1: AUTO}, {0: AUTO})
+    rep = check_model("scatters_copies", ScattersCopies(), ex, dyn,
+                      [(randn(5, 9), randn(9), randn(5, 4), randn(5)),
+                       (randn(3, 5), randn(5), randn(3, 2), randn(3)),
+                       (randn(8, 11), randn(11), randn(8, 5), randn(8))], rtol=0, atol=0)
+    assert rep.sizes
+
+
+def test_scatter_source_shape_is_checked_at_call_time():
+    """select_scatter's source must have the selected slice's shape: torch.export's meta does not
+    check it, the decomposition unifies the two sizes, and the compiled module checks that
+    equality before a call (eager raises too)."""
+    import symhlo
+
+    class Sel(nn.Module):
+        def forward(self, x, row):
+            return torch.select_scatter(x, row, 0, 1)
+
+    cm = symhlo.compile(Sel(), (randn(4, 7), randn(7)), dynamic_shapes=({0: AUTO, 1: AUTO}, {0: AUTO}))
+    x, row = randn(5, 6), randn(6)
+    torch.testing.assert_close(cm(x, row), Sel()(x, row))
+    with pytest.raises(symhlo.ShapeError, match="break"):
+        cm(randn(5, 6), randn(8))
+
+
+class GatherOfUnitSlice(nn.Module):
+    """index_select from a `?x1` slice (IREE 3.13 returned x[0, 0] for every row of it: silently
+    wrong) and from a slice of rows, by computed indices."""
+
+    def forward(self, x, idx):                   # (n, m), (k,)
+        cols = torch.index_select(x[:, :1], 1, torch.zeros(x.shape[1], dtype=torch.int64))
+        last = torch.index_select(x[:, -1:], 1, idx * 0)
+        rows = torch.index_select(x[1:], 0, torch.remainder(idx, x.shape[0] - 1))
+        return cols, last, rows
+
+
+def test_gather_of_unit_slice():
+    gi = lambda k, hi: torch.randint(0, hi, (k,), generator=torch.Generator().manual_seed(k))  # noqa: E731
+    check_model("gather_of_unit_slice", GatherOfUnitSlice(), (randn(4, 7), gi(3, 3)),
+                ({0: AUTO, 1: AUTO}, {0: AUTO}),
+                [(randn(3, 5), gi(4, 2)), (randn(6, 2), gi(2, 5)), (randn(9, 8), gi(6, 8))],
+                rtol=0, atol=0)
