@@ -82,6 +82,10 @@ ROWS: tuple[Row, ...] = (
         ("test_shapes_views.py::test_scatters_copies",
          "test_shapes_views.py::test_scatter_source_shape_is_checked_at_call_time",
          "test_shapes_views.py::test_gather_of_unit_slice")),
+    Row("op", "matmul with unit axes, bilinear",
+        "linear on a 1-D input (a 1-row mm), mm / bmm with a unit contracting axis, nn.Bilinear, "
+        "with `?` dims",
+        ("test_shapes_views.py::test_matmul_unit_axes_bilinear",)),
     Row("op", "pad (constant)", "constant padding by symbolic amounts, e.g. `(8 - s % 8) % 8`",
         ("test_core_models.py::test_pad_to_multiple",)),
     Row("op", "pad (reflect)",

@@ -326,6 +326,66 @@ def isin(elements, test_elements, *, assume_unique: bool = False, invert: bool =
     return torch.logical_not(hit) if invert else hit
 
 
+def _any_symbolic(*tensors) -> bool:
+    return any(isinstance(d, torch.SymInt) and not d.node.expr.is_number
+               for t in tensors for d in t.shape)
+
+
+def mm(a, b):
+    """aten.mm with a static unit axis and `?` dims -> a broadcast product or a matrix-vector.
+
+        mm(a: m x 1, b: 1 x n)   ==>  a * b                         (one product per element)
+        mm(a: 1 x k, b: k x n)   ==>  mv(b.t(), a[0]).unsqueeze(0)
+        mm(a: m x k, b: k x 1)   ==>  mv(a, b[:, 0]).unsqueeze(1)
+
+    IREE 3.13 turns a dot_general with a unit free axis (`1x? @ ?x?`: linear on a 1-D input,
+    which torch decomposes into unsqueeze + mm) into a `stablehlo.reshape` to `tensor<?xf32>`,
+    which its own verifier rejects; a unit contracting axis becomes a dynamic_reshape it cannot
+    lower. Static shapes keep mm.
+    """
+    if not _any_symbolic(a, b) or a.dim() != 2 or b.dim() != 2:
+        return NotImplemented
+    if _known(a.shape[1] == 1):
+        return a * b
+    if _known(a.shape[0] == 1):
+        return aten.mv.default(b.t(), a[0]).unsqueeze(0)
+    if _known(b.shape[1] == 1):
+        return aten.mv.default(a, b[:, 0]).unsqueeze(1)
+    return NotImplemented
+
+
+def bmm(a, b):
+    """aten.bmm with a static unit contracting axis over `?` dims -> a broadcast product.
+
+        bmm(a: B x m x 1, b: B x 1 x n)  ==>  a * b
+
+    (IREE 3.13 lowers the batched dot_general with `?` dims through a dynamic_reshape it
+    rejects; with one term per element the product is the same number.)
+    """
+    if _any_symbolic(a, b) and a.dim() == 3 and _known(a.shape[2] == 1):
+        return a * b
+    return NotImplemented
+
+
+def bilinear(x1, x2, weight, bias=None):
+    """aten.bilinear -> one matmul against the weight laid out (i, o * j), then a product with
+    x2 summed over j.
+
+        bilinear(x1: ... x i, x2: ... x j, W: o x i x j, b: o)
+      ==> t = (x1 @ W.permute(1, 0, 2).reshape(i, o * j)).unflatten(-1, (o, j))
+          (t * x2.unsqueeze(-2)).sum(-1) + b
+
+    torch's decomposition goes through _trilinear, whose torch-mlir lowering asserts at run time
+    that its broadcast `?` sizes are compatible ("tensors are not broadcast compatible"), which
+    cannot be lowered to StableHLO.
+    """
+    o, i, j = weight.shape
+    w = weight.permute(1, 0, 2).reshape(i, o * j)
+    t = torch.matmul(x1, w).unflatten(-1, (o, j))
+    out = (t * x2.unsqueeze(-2)).sum(-1)
+    return out + bias if bias is not None else out
+
+
 def shape_decompositions() -> dict:
     """The structural entries symhlo adds to the decomposition table."""
     return {
@@ -346,4 +406,7 @@ def shape_decompositions() -> dict:
         aten.unfold_copy.default: unfold_copy,
         aten.im2col.default: im2col,
         aten.isin.Tensor_Tensor: isin,
+        aten.mm.default: mm,
+        aten.bmm.default: bmm,
+        aten.bilinear.default: bilinear,
     }

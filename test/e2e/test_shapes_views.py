@@ -160,3 +160,29 @@ def test_gather_of_unit_slice():
                 ({0: AUTO, 1: AUTO}, {0: AUTO}),
                 [(randn(3, 5), gi(4, 2)), (randn(6, 2), gi(2, 5)), (randn(9, 8), gi(6, 8))],
                 rtol=0, atol=0)
+
+
+class MatmulUnitAxes(nn.Module):
+    """Products IREE 3.13 rejected with `?` dims: linear on a 1-D input (unsqueeze + a 1-row mm),
+    a column times a row (mm / bmm with a unit contracting axis), bilinear."""
+
+    def __init__(self):
+        super().__init__()
+        torch.manual_seed(3)
+        self.bil = nn.Bilinear(4, 5, 6)
+
+    def forward(self, v, w, a, b, x1, x2):      # (k,), (o, k), (s, n, 1), (s, 1, m), (t, 4), (t, 5)
+        lin = F.linear(v, w)
+        outer = torch.mm(a[0], b[0])
+        batched = torch.bmm(a, b)
+        return lin, outer, batched, self.bil(x1, x2)
+
+
+def test_matmul_unit_axes_bilinear():
+    ex = (randn(3), randn(4, 3), randn(2, 5, 1), randn(2, 1, 6), randn(3, 4), randn(3, 5))
+    dyn = ({0: AUTO}, {0: AUTO, 1: AUTO}, {0: AUTO, 1: AUTO}, {0: AUTO, 2: AUTO}, {0: AUTO}, {0: AUTO})
+    check_model("matmul_unit_axes", MatmulUnitAxes(), ex, dyn,
+                [(randn(7), randn(2, 7), randn(3, 2, 1), randn(3, 1, 9), randn(5, 4), randn(5, 5)),
+                 (randn(2), randn(9, 2), randn(4, 8, 1), randn(4, 1, 3), randn(2, 4), randn(2, 5)),
+                 (randn(33), randn(5, 33), randn(2, 3, 1), randn(2, 1, 2), randn(8, 4), randn(8, 5))],
+                rtol=1e-5, atol=1e-5)
