@@ -86,6 +86,9 @@ ROWS: tuple[Row, ...] = (
         "linear on a 1-D input (a 1-row mm), mm / bmm with a unit contracting axis, nn.Bilinear, "
         "with `?` dims",
         ("test_shapes_views.py::test_matmul_unit_axes_bilinear",)),
+    Row("op", "index lists, repeat by zero",
+        "`x[[1, 2]]`, `x[:, [0, -1]]`, a rank-2 index tensor on a `?` axis, repeat(0, ...)",
+        ("test_shapes_views.py::test_list_index_and_zero_repeat",)),
     Row("op", "pad (constant)", "constant padding by symbolic amounts, e.g. `(8 - s % 8) % 8`",
         ("test_core_models.py::test_pad_to_multiple",)),
     Row("op", "pad (reflect)",
@@ -172,6 +175,9 @@ ROWS: tuple[Row, ...] = (
         "constants): the error names the op",
         ("test_conv_dynamic.py::test_grouped_conv3d_dynamic_refused",
          "test_pooling_options.py::test_max_pool2d_indices_dynamic_hw_refused")),
+    Row("data-dependent", "complex32 (chalf)",
+        "StableHLO has no complex<f16>: the error names the op and its source line",
+        ("test_shapes_views.py::test_complex32_is_refused_by_name",)),
     Row("data-dependent", "as_strided with overlapping windows",
         "a symbolic as_strided that is no reshape / permute (unfold-like windows): the error "
         "names aten.as_strided and its source line",

@@ -386,6 +386,45 @@ def bilinear(x1, x2, weight, bias=None):
     return out + bias if bias is not None else out
 
 
+def repeat(x, repeats):
+    """aten.repeat with a zero count -> zeros of the (empty) result shape.
+
+        repeat(x: n, [0])  ==>  zeros([0])
+
+    torch-mlir's repeat builds a broadcast + collapse_shape that the canonicalizer rejects for a
+    static zero axis among `?` ones. Other counts keep torch's decomposition.
+    """
+    reps = list(repeats)
+    if not any(isinstance(r, int) and r == 0 for r in reps):
+        return NotImplemented
+    shape = [1] * (len(reps) - x.dim()) + list(x.shape)
+    return _zeros([r * n for r, n in zip(reps, shape)], x.dtype, x.device)
+
+
+def index_one_axis(x, indices):
+    """aten.index.Tensor with one index tensor (every other entry None) -> index_select.
+
+        x[:, idx]  (idx: k)      ==>  index_select(x, 1, idx)
+        x[idx]     (idx: a x b)  ==>  index_select(x, 0, idx.flatten()).unflatten(0, (a, b))
+
+    torch-mlir's lowering of aten.index with a constant index list on a tensor with `?` dims
+    built a gather with slice size -1 ("slice size (-1) is out of bounds"). Boolean masks and
+    several index tensors keep torch-mlir's lowering.
+    """
+    idx = list(indices)
+    used = [k for k, t in enumerate(idx) if t is not None]
+    if len(used) != 1 or not _any_symbolic(x):
+        return NotImplemented
+    d, t = used[0], idx[used[0]]
+    if t.dtype not in (torch.int64, torch.int32):
+        return NotImplemented
+    n = x.shape[d]
+    flat = t.reshape(-1).to(torch.int64)
+    flat = torch.where(flat < 0, flat + n, flat)      # negative indices count from the end
+    out = torch.index_select(x, d, flat)
+    return out.unflatten(d, tuple(t.shape)) if t.dim() != 1 else out
+
+
 def shape_decompositions() -> dict:
     """The structural entries symhlo adds to the decomposition table."""
     return {
@@ -409,4 +448,6 @@ def shape_decompositions() -> dict:
         aten.mm.default: mm,
         aten.bmm.default: bmm,
         aten.bilinear.default: bilinear,
+        aten.repeat.default: repeat,
+        aten.index.Tensor: index_one_axis,
     }

@@ -239,6 +239,28 @@ def reject_data_dependent_ops(ep) -> None:
             f"which symhlo cannot lower to StableHLO for IREE")
 
 
+# Element types with no StableHLO counterpart (StableHLO's complex is complex<f32 | f64> only).
+_NO_STABLEHLO_DTYPES = {torch.complex32: "complex32 (chalf): StableHLO has no complex<f16>"}
+
+
+def reject_unsupported_dtypes(ep) -> None:
+    """Raises UnsupportedOpError for the first op producing a tensor of an element type
+    StableHLO cannot express, naming the op and its source line (torch-mlir emitted an invalid
+    `stablehlo.convert` to `complex<f16>` instead)."""
+    for node in ep.graph.nodes:
+        val = node.meta.get("val")
+        if node.op not in ("call_function", "placeholder") or not isinstance(val, torch.Tensor) \
+                or val.dtype not in _NO_STABLEHLO_DTYPES:
+            continue
+        trace = node.meta.get("stack_trace") or ""
+        frames = re.findall(r'File "([^"]+)", line (\d+), in (\S+)', trace)
+        where = f"{frames[-1][0]}:{frames[-1][1]} in {frames[-1][2]}" if frames else \
+            "the program's inputs" if node.op == "placeholder" else "unknown source line"
+        raise UnsupportedOpError(
+            f"unsupported op '{node.target}' (FX node '{node.name}') at {where}: it makes a "
+            f"{_NO_STABLEHLO_DTYPES[val.dtype]}")
+
+
 def restore_export_assumptions(ep) -> None:
     """Gives a deserialized program's shape env what torch.export's own had when it traced.
 
@@ -330,6 +352,7 @@ def lower_exported_program(ep, *, names: dict[str, str] | None = None,
     if non_tensor_outputs:
         raise UnsupportedOpError(f"outputs that are not tensors are not supported: {non_tensor_outputs}")
     reject_data_dependent_ops(ep)
+    reject_unsupported_dtypes(ep)
     with timer.stage(Stage.IMPORT):
         try:
             with TORCH_LOCK:

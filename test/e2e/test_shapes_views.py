@@ -186,3 +186,35 @@ def test_matmul_unit_axes_bilinear():
                  (randn(2), randn(9, 2), randn(4, 8, 1), randn(4, 1, 3), randn(2, 4), randn(2, 5)),
                  (randn(33), randn(5, 33), randn(2, 3, 1), randn(2, 1, 2), randn(8, 4), randn(8, 5))],
                 rtol=1e-5, atol=1e-5)
+
+
+class ListIndexRepeat(nn.Module):
+    """Indexing with constant index lists (torch-mlir's gather had slice size -1 over `?` dims),
+    negative indices, an index tensor of rank 2, and repeat by zero."""
+
+    def forward(self, x, idx):                   # (a, b, c), (p, q)
+        rows = x[[1, 2]]
+        cols = x[:, [0, -1]]
+        grid = x[:, :, 0][idx]                   # (p, q, b)
+        empty = x.repeat(0, 1, 1)
+        return rows, cols * 2, grid, empty
+
+
+def test_list_index_and_zero_repeat():
+    gi = lambda *s: torch.randint(0, 3, s, generator=torch.Generator().manual_seed(sum(s)))  # noqa: E731
+    check_model("list_index_repeat", ListIndexRepeat(), (randn(4, 5, 3), gi(2, 3)),
+                ({0: AUTO, 1: AUTO, 2: AUTO}, {0: AUTO, 1: AUTO}),
+                [(randn(3, 2, 6), gi(3, 2)), (randn(7, 4, 2), gi(5, 4)), (randn(3, 9, 9), gi(2, 2))],
+                rtol=0, atol=0)
+
+
+def test_complex32_is_refused_by_name():
+    import symhlo
+
+    class Half(nn.Module):
+        def forward(self, x):
+            return x.chalf()
+
+    with pytest.raises(symhlo.UnsupportedOpError,
+                       match=r"unsupported op 'aten.chalf.default'.*test_shapes_views.py:\d+.*complex32"):
+        symhlo.compile(Half(), (randn(2, 3),), dynamic_shapes=({0: AUTO, 1: AUTO},))
