@@ -137,10 +137,12 @@ ROWS: tuple[Row, ...] = (
         ("test_cnn_ops.py::test_pooling", "test_cnn_ops.py::test_max_pool2d_dynamic_batch_only")),
     Row("op", "pooling options",
         "max / avg pool 1-D, 2-D, 3-D crossed over ceil_mode, dilation, padding, count_include_pad, "
-        "divisor_override, return_indices (batch only), at sizes where ceil_mode changes the output",
+        "divisor_override, return_indices (also over `?` spatial dims, with NaN, and the "
+        "backward op), at sizes where ceil_mode changes the output",
         ("test_pooling_options.py::test_max_pool2d", "test_pooling_options.py::test_avg_pool2d",
          "test_pooling_options.py::test_max_pool1d_batch", "test_pooling_options.py::test_avg_pool1d",
-         "test_pooling_options.py::test_pool3d")),
+         "test_pooling_options.py::test_pool3d",
+         "test_pooling_options.py::test_max_pool_indices_dynamic_spatial")),
     Row("op", "as_strided",
         "as_strided with symbolic sizes that is a reshape / permute of a contiguous tensor "
         "(Swin's pooler)",
@@ -170,11 +172,9 @@ ROWS: tuple[Row, ...] = (
     Row("data-dependent", "ops without a StableHLO lowering (e.g. fft)",
         "the error names the op and its source location, never a half-converted module",
         ("test_unsupported.py::test_op_without_stablehlo_lowering_is_named_with_location",)),
-    Row("data-dependent", "grouped conv3d, max pool with return_indices, over `?` spatial dims",
-        "no lowering IREE 3.13 compiles (grouped 3-D linalg conv; indices hit IREE's 64 push "
-        "constants): the error names the op",
-        ("test_conv_dynamic.py::test_grouped_conv3d_dynamic_refused",
-         "test_pooling_options.py::test_max_pool2d_indices_dynamic_hw_refused")),
+    Row("data-dependent", "grouped conv3d over `?` spatial dims",
+        "no lowering IREE 3.13 compiles (grouped 3-D linalg conv): the error names the op",
+        ("test_conv_dynamic.py::test_grouped_conv3d_dynamic_refused",)),
     Row("data-dependent", "complex32 (chalf)",
         "StableHLO has no complex<f16>: the error names the op and its source line",
         ("test_shapes_views.py::test_complex32_is_refused_by_name",)),

@@ -28,7 +28,11 @@ padding explicit), computing every size from torch's own formula (`_pool_geometr
 
     max_pool2d_with_indices(x, k, s, p, d, ceil_mode)
   ==> a running max over the kh * kw strided slices of the padded input (and of its flat
-      index, arange(h)[:, None] * w + arange(w)), in torch's window order, NaN propagating
+      index, arange(h)[:, None] * w + arange(w)), in torch's window order, NaN propagating;
+      over `?` spatial dims: one window gather per axis, then max / first maximal position
+
+    max_pool2d_with_indices_backward(g, x, ..., indices)
+  ==> zeros(x).flatten(-2).scatter_add(-1, indices.flatten(-2), g.flatten(-2)).view(x.shape)
 
 where `hi` = (out - 1) * s + d * (k - 1) + 1 - n - p, the high-side padding that makes the
 floor-mode window count equal torch's `out` (it may be negative: constant_pad_nd crops).
@@ -122,14 +126,7 @@ def _max_pool_with_indices(nd: int):
         k, s, p, d = _args(x, kernel_size, stride, padding, dilation, nd)
         sizes = list(x.shape[-nd:])
         if any(isinstance(n, torch.SymInt) and not n.node.expr.is_number for n in sizes):
-            from .errors import UnsupportedOpError
-            from .views import _source_line
-
-            raise UnsupportedOpError(
-                f"unsupported op 'aten.max_pool{nd}d_with_indices' (return_indices=True) over "
-                f"dynamic spatial dims at {_source_line()}: the running max over strided slices "
-                "needs more than IREE 3.13's 64 push constants per dispatch, and torch-mlir's "
-                "variadic reduce_window has no IREE lowering; a dynamic batch alone works")
+            return _max_pool_with_indices_gathered(x, nd, k, s, p, d, ceil_mode)
         geoms = [_pool_geometry(sizes[i], k[i], s[i], p[i], d[i], ceil_mode) for i in range(nd)]
         xp = _pad(x, geoms, p, _lowest(x.dtype), x.dim() - nd)
         # flat index over the spatial axes: sum_i arange(n_i) * stride_i, broadcast
@@ -162,6 +159,75 @@ def _max_pool_with_indices(nd: int):
                 best_i = torch.where(take, vi, best_i)
         return best, best_i.expand(best.shape).clone()
     return max_pool_with_indices
+
+
+def _max_pool_with_indices_gathered(x, nd: int, k, s, p, d, ceil_mode: bool):
+    """max_pool{nd}d_with_indices over `?` spatial dims -> one window gather per axis, then a
+    max and the first maximal position over the window axis.
+
+        per spatial axis i (size n, output o):  w_i = (arange(o)[:, None] * s + arange(k) * d)
+        xw = index_select(pad(x, -inf), axis_i, w_i.flatten()).unflatten(axis_i, (o, k))   ...
+          -> (..., o_1, .., o_nd, k_1 * .. * k_nd)      (in bounds: 0 <= w_i - p < n)
+        value = max over in-bounds entries (NaN if one is NaN)
+        index = flat input position of the first in-bounds maximum (the last NaN, if any)
+
+    which is torch's CPU kernel's choice: it scans the window's in-bounds elements in row-major
+    order and takes one when `val > max or isnan(val)`. (The running max over strided slices
+    used for static sizes needs more than IREE 3.13's 64 push constants per dispatch with `?`
+    spatial dims.)
+    """
+    sizes = list(x.shape[-nd:])
+    lead = x.dim() - nd
+    geoms = [_pool_geometry(sizes[i], k[i], s[i], p[i], d[i], ceil_mode) for i in range(nd)]
+    xp = _pad(x, geoms, p, _lowest(x.dtype), lead)
+    dev = x.device
+    valid = None
+    pos = []
+    for i in range(nd):
+        o = geoms[i][0]
+        w = (torch.arange(o, device=dev).unsqueeze(-1) * s[i]
+             + (torch.arange(k[i], device=dev) * d[i]).unsqueeze(0))        # (o, k) in xp
+        ax = lead + 2 * i
+        xp = torch.index_select(xp, ax, w.flatten()).unflatten(ax, (o, k[i]))
+        src = w - p[i]                                                      # in x
+        inside = (src >= 0) & (src < torch.full((), sizes[i], dtype=torch.int64, device=dev))
+        shape = [1] * (2 * nd)
+        shape[2 * i], shape[2 * i + 1] = -1, k[i]
+        inside = inside.reshape(shape)
+        valid = inside if valid is None else valid & inside
+        pos.append(src.reshape(shape))
+    # (..., o1, k1, o2, k2, ...) -> (..., o1, o2, .., k1 * k2 * ..)
+    perm = list(range(lead)) + [lead + 2 * i for i in range(nd)] + [lead + 2 * i + 1 for i in range(nd)]
+    window = 1
+    for kk in k:
+        window *= kk
+    xw = xp.permute(perm).flatten(-nd) if nd > 1 else xp.permute(perm)
+    vperm = [2 * i for i in range(nd)] + [2 * i + 1 for i in range(nd)]
+    valid = valid.permute(vperm).flatten(-nd) if nd > 1 else valid.permute(vperm)
+    flat = None
+    for i in range(nd):
+        step = 1
+        for n in sizes[i + 1:]:
+            step = step * n
+        term = pos[i].permute(vperm)
+        term = term * torch.full((), step, dtype=torch.int64, device=dev) if i < nd - 1 else term
+        flat = term if flat is None else flat + term
+    flat = flat.flatten(-nd) if nd > 1 else flat                           # (o.., K)
+    lowest = torch.full((), _lowest(x.dtype), dtype=x.dtype, device=dev)
+    masked = torch.where(valid, xw, lowest)
+    nan = torch.isnan(masked) & valid
+    best = torch.amax(masked, -1, keepdim=True)
+    order = torch.arange(window, device=dev)
+    first_max = torch.amin(torch.where(valid & (masked == best), order,
+                                       torch.full((), window, device=dev)), -1, keepdim=True)
+    last_nan = torch.amax(torch.where(nan, order, torch.full((), -1, device=dev)), -1,
+                          keepdim=True)
+    has_nan = last_nan >= 0
+    pick = torch.where(has_nan, last_nan, first_max)
+    value = torch.where(has_nan, torch.full((), float("nan"), dtype=x.dtype, device=dev),
+                        best).squeeze(-1)
+    index = torch.gather(flat.expand(list(xw.shape[:-1]) + [window]), -1, pick).squeeze(-1)
+    return value, index
 
 
 _AVG = {1: aten.avg_pool1d.default, 2: aten.avg_pool2d.default, 3: aten.avg_pool3d.default}
@@ -206,6 +272,23 @@ def _avg_pool(nd: int):
     return avg_pool
 
 
+def _max_pool_backward(nd: int):
+    def max_pool_backward(grad, x, kernel_size, stride, padding, dilation, ceil_mode, indices):
+        """aten.max_pool{nd}d_with_indices_backward -> scatter_add of the output gradient into
+        the input positions the forward's indices name (flattened over the spatial axes).
+
+            grad_input = zeros(x).flatten(-nd).scatter_add(-1, indices.flatten(-nd),
+                                                           grad.flatten(-nd)).view(x.shape)
+
+        Overlapping windows that picked the same element add up, as torch's kernel does.
+        torch-mlir has no StableHLO lowering of the backward op.
+        """
+        flat = torch.zeros_like(x).flatten(-nd)
+        out = flat.scatter_add(-1, indices.flatten(-nd), grad.flatten(-nd).to(x.dtype))
+        return out.reshape(x.shape)
+    return max_pool_backward
+
+
 def pooling_decompositions() -> dict:
     """The pooling entries symhlo adds to the decomposition table."""
     table = {}
@@ -215,4 +298,6 @@ def pooling_decompositions() -> dict:
     table[aten.max_pool1d_with_indices.default] = _max_pool_with_indices(1)
     table[aten.max_pool2d_with_indices.default] = _max_pool_with_indices(2)
     table[aten.max_pool3d_with_indices.default] = _max_pool_with_indices(3)
+    table[aten.max_pool2d_with_indices_backward.default] = _max_pool_backward(2)
+    table[aten.max_pool3d_with_indices_backward.default] = _max_pool_backward(3)
     return table
