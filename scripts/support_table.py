@@ -151,6 +151,10 @@ ROWS: tuple[Row, ...] = (
         "adaptive_avg_pool2d to (2, 3), 7, (1, 4) over `?` batch and H/W, incl. H/W not divisible "
         "by the output and smaller than it",
         ("test_gaps_cnn.py::test_adaptive_avg_pool2d_other_sizes",)),
+    Row("op", "adaptive pooling (max, avg; 1-D, 2-D, 3-D)",
+        "adaptive max pooling with indices and adaptive avg pooling to sizes that do not divide "
+        "the input, over `?` dims, with NaN and inf inputs",
+        ("test_shapes_views.py::test_adaptive_pools_with_nan_and_inf",)),
     Row("op", "interpolate (scale 2)", "nearest and bilinear, scale_factor=2, with skip concats",
         ("test_cnn_ops.py::test_interpolate_scale2", "test_cnn_ops.py::test_upsample_concat_skip")),
     Row("op", "interpolate (size=, fractional scale)",

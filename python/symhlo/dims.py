@@ -7,6 +7,7 @@ spelling (Dim names) and checks a call's actual sizes before anything runs.
 
 from __future__ import annotations
 
+import math
 import re
 
 from dataclasses import dataclass, field
@@ -104,6 +105,8 @@ class SymbolTable:
         self.signature = None
         # Exporter shape assertions checked after the rules above (symhlo.shape_assertions).
         self.assertions: list[dict] = []
+        # torch.export guards on input sizes no relation could express (none is checked).
+        self.unchecked_guards: list[str] = []
 
     def add_relations(self, relations: Sequence[str]) -> None:
         """Adds relations (over the internal symbol names) to check at call time."""
@@ -488,10 +491,71 @@ def exact_condition(cond):
     return None
 
 
+# Functions torch.export's guard code calls on sizes, evaluated with Python's own semantics.
+_GUARD_FUNCS = {"math.trunc": math.trunc, "math.floor": math.floor, "math.ceil": math.ceil,
+                "torch.sym_float": float, "float": float, "int": int, "abs": abs,
+                "max": max, "min": min, "torch.sym_max": max, "torch.sym_min": min}
+
+
+def python_number_evaluator(node, syms: set, text: str):
+    """An AST of a guard's number expression -> `f(values)`, evaluated with Python's int and
+    float arithmetic (what torch's guard code computes at call time), never with eval.
+
+    Reads int / float literals, symbol names, + - * / // % (and ** with a small literal
+    exponent), unary -, and calls of _GUARD_FUNCS.
+
+    Raises:
+      ValueError: anything else.
+    """
+    import ast
+    import operator
+
+    binops = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
+              ast.Div: operator.truediv, ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod}
+
+    def name_of(f) -> str | None:
+        if isinstance(f, ast.Name):
+            return f.id
+        if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name):
+            return f"{f.value.id}.{f.attr}"
+        return None
+
+    def build(n, depth=0):
+        if depth > 64:
+            raise ValueError(f"guard expression nested too deeply: {text[:80]!r}")
+        if isinstance(n, ast.Constant) and type(n.value) in (int, float):
+            v = n.value
+            return lambda env: v
+        if isinstance(n, ast.Name) and not n.id.startswith("_") and n.id not in _GUARD_FUNCS:
+            syms.add(n.id)
+            name = n.id
+            return lambda env: env[name]
+        if isinstance(n, ast.UnaryOp) and isinstance(n.op, (ast.USub, ast.UAdd)):
+            inner = build(n.operand, depth + 1)
+            return (lambda env: -inner(env)) if isinstance(n.op, ast.USub) else inner
+        if isinstance(n, ast.BinOp) and type(n.op) in binops:
+            a, b, op = build(n.left, depth + 1), build(n.right, depth + 1), binops[type(n.op)]
+            return lambda env: op(a(env), b(env))
+        if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Pow) and isinstance(n.right, ast.Constant) \
+                and type(n.right.value) is int and 0 <= n.right.value <= 8:
+            a, k = build(n.left, depth + 1), n.right.value
+            return lambda env: a(env) ** k
+        if isinstance(n, ast.Call) and name_of(n.func) in _GUARD_FUNCS and not n.keywords \
+                and 1 <= len(n.args) <= 8:
+            fn = _GUARD_FUNCS[name_of(n.func)]
+            args = [build(a, depth + 1) for a in n.args]
+            return lambda env: fn(*[a(env) for a in args])
+        raise ValueError(f"not a size relation: {text[:80]!r} (unexpected {type(n).__name__})")
+
+    return build(node)
+
+
 def parse_relation(text: str):
     """`s0 <= s1 and s2 % 2 == 0` -> (text, holds(values) -> bool, symbol names), without eval.
 
-    Only comparisons of size expressions (parse_shape_expr's grammar) joined by and / or / not.
+    Only comparisons joined by and / or / not, of size expressions (parse_shape_expr's grammar)
+    or of the float expressions torch.export guards with (python_number_evaluator's grammar:
+    `math.trunc(1.7 * torch.sym_float(s0)) == 6`).
 
     Raises:
       ValueError: anything else.
@@ -508,9 +572,14 @@ def parse_relation(text: str):
     syms: set[str] = set()
 
     def expr(n: ast.AST):
-        e = parse_shape_expr(ast.get_source_segment(text.strip(), n) or "")
+        """An evaluator of one side: exact integer arithmetic for a size expression, else
+        Python's own float arithmetic for torch.export's float guards."""
+        try:
+            e = parse_shape_expr(ast.get_source_segment(text.strip(), n) or "")
+        except ValueError:
+            return python_number_evaluator(n, syms, text)
         syms.update(str(x) for x in e.free_symbols)
-        return e
+        return exact_evaluator(e)
 
     def build(n: ast.AST):
         if isinstance(n, ast.BoolOp):
@@ -522,10 +591,8 @@ def parse_relation(text: str):
             inner = build(n.operand)
             return lambda env: not inner(env)
         if isinstance(n, ast.Compare) and all(type(o) in cmps for o in n.ops):
-            sides = [expr(n.left)] + [expr(c) for c in n.comparators]
+            fns = [expr(n.left)] + [expr(c) for c in n.comparators]
             ops = [cmps[type(o)] for o in n.ops]
-
-            fns = [exact_evaluator(e) for e in sides]
 
             def holds(env, fns=fns, ops=ops):
                 vals = [f(env) for f in fns]
@@ -549,10 +616,12 @@ def _placeholder_name(root: str, path: str) -> str:
     return "_".join([root] + [k.strip("'") for k in keys])
 
 
-def relations_from_guards(ep, inputs: list[InputSpec]) -> list[str]:
+def relations_from_guards(ep, inputs: list[InputSpec], unparsed: list | None = None) -> list[str]:
     """torch.export's input guards (`L['x'].size()[0] <= L['y'].size()[0]`) over symbols.
 
     Guards that read anything but sizes of tensor inputs are left out (and so never checked).
+    A guard on sizes that parse_relation cannot read is appended to `unparsed` (the caller
+    refuses the program: it would run unchecked where the guard fails).
     """
     by_name = {i.name: i for i in inputs}
     out = []
@@ -575,6 +644,8 @@ def relations_from_guards(ep, inputs: list[InputSpec]) -> list[str]:
         try:
             _, _, syms = parse_relation(text)
         except ValueError:
+            if unparsed is not None:
+                unparsed.append(guard)
             continue
         text = simplify_relation(text)
         if syms and text is not None and text not in out:
@@ -658,7 +729,10 @@ def from_exported_program(ep, user_names: dict[str, str] | None = None) -> Symbo
         ranges[str(sym)] = (lo, hi)
     used = {str(s) for i in inputs for e in i.shape if not isinstance(e, int) for s in e.free_symbols}
     ranges = {s: r for s, r in ranges.items() if s in used}
-    return SymbolTable(inputs, ranges, user_names, relations_from_guards(ep, inputs))
+    unparsed: list[str] = []
+    table = SymbolTable(inputs, ranges, user_names, relations_from_guards(ep, inputs, unparsed))
+    table.unchecked_guards = unparsed
+    return table
 
 
 def user_names(ep, dynamic_shapes, args=(), kwargs=None) -> dict[str, str]:

@@ -344,6 +344,11 @@ def lower_exported_program(ep, *, names: dict[str, str] | None = None,
         from .inputs import narrow_to_inputs
 
         narrow_to_inputs(symbols, narrow)
+    if symbols.unchecked_guards:
+        raise UnsupportedOpError(
+            f"torch.export guards the input sizes with {symbols.unchecked_guards[0]!r}, which "
+            "symhlo cannot check at call time; the program would run unchecked where it fails. "
+            "Give the axes fixed sizes or Dims whose ranges imply it")
     signature = signature_of(ep)
     with TORCH_LOCK:  # edits the program's shape env
         restore_export_assumptions(ep)

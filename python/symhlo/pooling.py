@@ -289,6 +289,108 @@ def _max_pool_backward(nd: int):
     return max_pool_backward
 
 
+def _adaptive_window_mask(n, o: int, device) -> torch.Tensor:
+    """(o, n) membership of adaptive pooling's windows: [floor(i n / o), ceil((i + 1) n / o))."""
+    i = torch.arange(o, dtype=torch.int64, device=device)
+    j = torch.arange(n, dtype=torch.int64, device=device)
+    start = (i * n) // o
+    end = ((i + 1) * n + (o - 1)) // o
+    return (j[None, :] >= start[:, None]) & (j[None, :] < end[:, None])
+
+
+def adaptive_mean_along(x: torch.Tensor, axis: int, o: int) -> torch.Tensor:
+    """Adaptive average pooling of `x` along one axis to `o` outputs: a masked sum over the
+    (o, n) window membership divided by each window's length.
+
+        v = where(mask(o, n), x.movedim(axis, -1).unsqueeze(-2), 0)        (..., o, n)
+        v.sum(-1) / (end - start)
+
+    A matmul by the averaging matrix computes the same numbers for finite inputs, but its zero
+    weights turn an inf or NaN anywhere on the axis into NaN in every window (0 * inf = NaN);
+    the select keeps them in their own windows, as eager does.
+    """
+    n = x.shape[axis]
+    m = _adaptive_window_mask(n, o, x.device)
+    moved = x.movedim(axis, -1).unsqueeze(-2)
+    total = torch.where(m, moved, torch.zeros((), dtype=x.dtype, device=x.device)).sum(-1)
+    count = m.sum(-1).to(x.dtype)
+    return (total / count).movedim(-1, axis)
+
+
+def _adaptive_avg_pool(nd: int):
+    def adaptive_avg_pool(x, output_size):
+        """aten._adaptive_avg_pool{nd}d over `?` spatial dims -> adaptive_mean_along per axis.
+
+        (torch's decomposition branches on the SymInt sizes, see
+        symhlo.decompositions.adaptive_avg_pool2d, the 2-D case of the same.)
+        """
+        out = list(output_size)
+        sizes = list(x.shape[-nd:])
+        if all(isinstance(n, int) for n in sizes) or None in out:
+            return NotImplemented
+        for a in range(nd):
+            x = adaptive_mean_along(x, x.dim() - nd + a, int(out[a]))
+        return x
+    return adaptive_avg_pool
+
+
+def _adaptive_max_pool(nd: int):
+    def adaptive_max_pool(x, output_size):
+        """aten.adaptive_max_pool{nd}d over `?` spatial dims -> a masked max per axis, last axis
+        first, carrying the position of the chosen element.
+
+            per axis a, last to first (size n, output o):  M = mask(o, n)
+              v (..., o, n) = where(M, x along a, -inf);  m = max over n
+              k = the first n where v == m (the last NaN, if any)          (..., o)
+            index = k_1 * n_2 * .. + ... + k_nd, the earlier axes' k gathered at the later's
+
+        A window is a product of per-axis ranges, and torch's kernel scans it in row-major order
+        taking `val > max or isnan(val)`: the first maximum of the first row holding the
+        maximum, or the last NaN of the last row holding one, which the per-axis choice
+        reproduces. torch-mlir lowers adaptive max pooling only for windows of one size
+        ("only support cases with fixed stride size").
+        """
+        out = [int(o) for o in output_size]
+        sizes = list(x.shape[-nd:])
+        if all(isinstance(n, int) for n in sizes):
+            return NotImplemented
+        lead = x.dim() - nd
+        dev = x.device
+        lowest = torch.full((), _lowest(x.dtype), dtype=x.dtype, device=dev)
+        v = x
+        pos = None                       # flat position over the axes reduced so far
+        for a in reversed(range(nd)):
+            axis = lead + a
+            n, o = sizes[a], out[a]
+            m = _adaptive_window_mask(n, o, dev)                             # (o, n)
+            moved = v.movedim(axis, -1).unsqueeze(-2)                        # (..., 1, n)
+            w = torch.where(m, moved, lowest)                                # (..., o, n)
+            nan = torch.isnan(w) & m
+            best = torch.amax(w, -1, keepdim=True)
+            order = torch.arange(n, dtype=torch.int64, device=dev)
+            first = torch.amin(torch.where(m & (w == best), order,
+                                           torch.full((), n, dtype=torch.int64, device=dev)),
+                               -1, keepdim=True)
+            last_nan = torch.amax(torch.where(nan, order, torch.full((), -1, dtype=torch.int64,
+                                                                      device=dev)), -1, keepdim=True)
+            k = torch.where(last_nan >= 0, last_nan, first)                  # (..., o, 1)
+            value = torch.where(last_nan >= 0, torch.full((), float("nan"), dtype=x.dtype,
+                                                          device=dev), best)
+            v = value.squeeze(-1).movedim(-1, axis)
+            k = k.squeeze(-1).movedim(-1, axis)                              # position along a
+            if pos is not None:
+                # the later axes' positions, at the chosen element of this axis
+                p = torch.gather(pos, axis, k)
+                stride = 1
+                for nn_ in sizes[a + 1:]:
+                    stride = stride * nn_
+                pos = k * torch.full((), stride, dtype=torch.int64, device=dev) + p
+            else:
+                pos = k
+        return v, pos
+    return adaptive_max_pool
+
+
 def pooling_decompositions() -> dict:
     """The pooling entries symhlo adds to the decomposition table."""
     table = {}
@@ -298,6 +400,9 @@ def pooling_decompositions() -> dict:
     table[aten.max_pool1d_with_indices.default] = _max_pool_with_indices(1)
     table[aten.max_pool2d_with_indices.default] = _max_pool_with_indices(2)
     table[aten.max_pool3d_with_indices.default] = _max_pool_with_indices(3)
+    table[aten._adaptive_avg_pool3d.default] = _adaptive_avg_pool(3)
+    table[aten.adaptive_max_pool2d.default] = _adaptive_max_pool(2)
+    table[aten.adaptive_max_pool3d.default] = _adaptive_max_pool(3)
     table[aten.max_pool2d_with_indices_backward.default] = _max_pool_backward(2)
     table[aten.max_pool3d_with_indices_backward.default] = _max_pool_backward(3)
     return table

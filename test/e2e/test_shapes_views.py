@@ -218,3 +218,41 @@ def test_complex32_is_refused_by_name():
     with pytest.raises(symhlo.UnsupportedOpError,
                        match=r"unsupported op 'aten.chalf.default'.*test_shapes_views.py:\d+.*complex32"):
         symhlo.compile(Half(), (randn(2, 3),), dynamic_shapes=({0: AUTO, 1: AUTO},))
+
+
+class AdaptivePools(nn.Module):
+    """Adaptive max pooling (values and indices) 1-D / 2-D / 3-D and adaptive average pooling
+    1-D / 2-D / 3-D to sizes that do not divide the input, over `?` dims."""
+
+    def forward(self, x1, x2, x3):
+        m1 = F.adaptive_max_pool1d(x1, 3, return_indices=True)
+        m2 = F.adaptive_max_pool2d(x2, (3, 2), return_indices=True)
+        m3 = F.adaptive_max_pool3d(x3, (2, 3, 2), return_indices=True)
+        a = (F.adaptive_avg_pool1d(x1, 4), F.adaptive_avg_pool2d(x2, (2, 3)),
+             F.adaptive_avg_pool3d(x3, (2, 3, 2)))
+        return m1, m2, m3, a
+
+
+def test_adaptive_pools_with_nan_and_inf():
+    """NaN and inf stay in their own windows (an averaging matmul spread them to every window:
+    0 * inf = NaN); indices are torch's (first maximum, last NaN)."""
+    import symhlo
+    import torch.utils._pytree as pytree
+
+    def inputs(n):
+        xs = [randn(2, 3, n + 2), randn(2, 3, n, n + 3), randn(1, 2, n, n + 1, n + 2)]
+        for x in xs:
+            x.view(-1)[3] = float("nan")
+            x.view(-1)[-2] = float("inf")
+        return tuple(xs)
+
+    cm = symhlo.compile(AdaptivePools(), inputs(5),
+                        dynamic_shapes=({0: AUTO, 2: AUTO}, {0: AUTO, 2: AUTO, 3: AUTO},
+                                        {2: AUTO, 3: AUTO, 4: AUTO}))
+    for n in (4, 7, 11):
+        args = inputs(n)
+        got, want = pytree.tree_leaves(cm(*args)), pytree.tree_leaves(AdaptivePools()(*args))
+        for k, (g, e) in enumerate(zip(got, want)):
+            assert g.shape == e.shape and g.dtype == e.dtype, f"output {k} at n={n}"
+            torch.testing.assert_close(g, e, rtol=1e-5, atol=1e-5, equal_nan=True,
+                                       msg=lambda m: f"output {k} at n={n}: {m}")
