@@ -98,6 +98,7 @@ _PASSES: dict[str, str] = {
     "symhlo-lower-shape-assertions": "lower_shape_assertions:LowerShapeAssertions",
     "symhlo-lower-dynamic-operand-ops": "lower_dynamic_operand_ops:LowerDynamicOperandOps",
     "symhlo-fold-size-ranges-for-iree": "fold_size_ranges:FoldSizeRangesForIree",
+    "symhlo-float-compare-scalars": "float_compare_scalars:FloatCompareScalars",
 }
 
 # name -> (summary, elements). Elements may name passes, upstream passes or other pipelines.
@@ -105,6 +106,7 @@ _PIPELINES: dict[str, tuple[str, list[str]]] = {
     "symhlo-torch-to-torch-backend-pipeline": (
         "Imported torch dialect (with symbolic shapes) -> torch backend IR with shape-dialect sizes.",
         ["symhlo-decompose-symbolic-torch-ops",
+         "symhlo-float-compare-scalars",
          "symhlo-torch-symbolic-to-shape",
          "func.func(torch-match-quantized-custom-ops)",
          "torchdynamo-export-to-torch-backend-pipeline",

@@ -86,6 +86,10 @@ ROWS: tuple[Row, ...] = (
         "linear on a 1-D input (a 1-row mm), mm / bmm with a unit contracting axis, nn.Bilinear, "
         "with `?` dims",
         ("test_shapes_views.py::test_matmul_unit_axes_bilinear",)),
+    Row("op", "comparisons of constants",
+        "constant float tensors compared with int scalars (`full((), 2.0) == 2`), which "
+        "torch-mlir folded wrongly",
+        ("test_shapes_views.py::test_constant_compares_with_int_scalars",)),
     Row("op", "index lists, repeat by zero",
         "`x[[1, 2]]`, `x[:, [0, -1]]`, a rank-2 index tensor on a `?` axis, repeat(0, ...)",
         ("test_shapes_views.py::test_list_index_and_zero_repeat",)),
@@ -161,6 +165,11 @@ ROWS: tuple[Row, ...] = (
         "nearest with `size=` from the input's sizes (`2*h`, `h+3`, `3*w`) or another tensor's "
         "shape, 1-D and 2-D; scale factors that are short binary fractions (1.5, 2.5)",
         ("test_gaps_pad_interp.py::test_nearest_interpolate_to_symbolic_size",)),
+    Row("op", "interpolate (linear, bilinear, bicubic, trilinear, nearest-exact)",
+        "to sizes derived from `?` dims, constant sizes with align_corners, short binary-fraction "
+        "scales; other fractional scales (1.7) on `?` axes are refused naming the op",
+        ("test_shapes_views.py::test_interpolations_to_symbolic_sizes",
+         "test_shapes_views.py::test_interpolation_by_non_binary_scale_is_refused_by_name")),
     Row("op", "size arithmetic",
         "`+ - * // %`, max / min, ceil-div, sizes shared across inputs, derived dims `2*h`, `h+1`",
         ("test_transformer_ops.py::test_size_arithmetic_shared_derived_dims",)),

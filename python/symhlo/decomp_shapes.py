@@ -425,8 +425,185 @@ def index_one_axis(x, indices):
     return out.unflatten(d, tuple(t.shape)) if t.dim() != 1 else out
 
 
+def _interp_out_sizes(op: str, x, nd: int, output_size, scale_factors):
+    """Output sizes of an upsample_*.vec, or raises UnsupportedOpError for a scale factor whose
+    size torch computes in double arithmetic (floor(n * 1.7)) on a `?` axis.
+
+    A static axis takes any scale (torch's own floor in double, here in Python's); a `?` axis
+    takes integer scales and short binary fractions p / q (q a power of two <= 2**16), for
+    which (n * p) // q equals floor(n * scale) in double for every n.
+    """
+    import math
+
+    from .decompositions import _fraction
+
+    if output_size is not None:
+        return list(output_size)
+    if scale_factors is None or len(scale_factors) != nd:
+        return None
+    outs = []
+    for a, sf in enumerate(scale_factors):
+        n, sf = x.shape[x.dim() - nd + a], float(sf)
+        pq = _fraction(sf)
+        if isinstance(n, int):
+            outs.append(math.floor(n * sf))
+        elif sf == int(sf) and sf >= 1:
+            outs.append(n * int(sf))
+        elif pq is not None:
+            outs.append((n * pq[0]) // pq[1])
+        else:
+            from .errors import UnsupportedOpError
+            from .views import _source_line
+
+            raise UnsupportedOpError(
+                f"unsupported op 'aten.{op}' at {_source_line()}: scale factor {sf:g} on a "
+                f"dynamic axis (torch sizes the output floor(n * {sf:g}) in double arithmetic, "
+                "which no integer size arithmetic reproduces for every n); use size= or a scale "
+                "that is an integer or a short binary fraction (1.5, 2.5)")
+    return outs
+
+
+def _f32(v, device) -> torch.Tensor:
+    """A size (int or SymInt) as a 0-d float32 tensor (no SymFloat arithmetic is traced)."""
+    return torch.full((), v, dtype=torch.int64, device=device).to(torch.float32)
+
+
+def _interp_scale(n, out, align_corners: bool, sf, device) -> torch.Tensor:
+    """torch's area_pixel_compute_scale in float32: (n - 1) / (out - 1) with align_corners (0 for
+    out <= 1), else 1 / scale_factor when one was given, else n / out.
+
+    (`where(full((), 2.0) > 0, ...)` on a constant came out as the other branch in some
+    processes and not others: torch-mlir folded the comparison of a 0-d constant to false
+    nondeterministically, and the scale to 0.)"""
+    if align_corners:
+        if isinstance(out, int):   # a constant denominator stays a Python number (see below)
+            return _f32(n - 1, device) / float(out - 1) if out > 1 else torch.zeros((), device=device)
+        den = _f32(out - 1, device)
+        return torch.where(den > 0, _f32(n - 1, device) / torch.clamp(den, min=1.0),
+                           torch.zeros((), device=device))
+    if sf is not None:
+        return torch.full((), float(torch.tensor(1.0 / float(sf), dtype=torch.float32)),
+                          device=device)
+    return _f32(n, device) / _f32(out, device)
+
+
+def _linear_along(x, axis: int, out, align_corners: bool, sf):
+    """Linear interpolation of `x` along one axis to `out` samples, as torch's CPU kernel
+    computes it in float32: src = scale * (i + 0.5) - 0.5 clamped at 0 (scale * i with
+    align_corners), i0 = trunc(src), i1 = i0 + (i0 < n - 1), weight src - i0 clamped to [0, 1]."""
+    n, dev = x.shape[axis], x.device
+    scale = _interp_scale(n, out, align_corners, sf, dev)
+    dst = torch.arange(out, device=dev).to(torch.float32)
+    src = scale * dst if align_corners else torch.clamp(scale * (dst + 0.5) - 0.5, min=0.0)
+    i0 = src.to(torch.int64)
+    last = torch.full((), n - 1, dtype=torch.int64, device=dev)
+    i0 = torch.minimum(i0, last)
+    i1 = i0 + (i0 < last).to(torch.int64)
+    lam1 = torch.clamp(src - i0.to(torch.float32), 0.0, 1.0)
+    shape = [1] * x.dim()
+    shape[axis] = -1
+    lam1 = lam1.reshape(shape).to(x.dtype)
+    x0, x1 = torch.index_select(x, axis, i0), torch.index_select(x, axis, i1)
+    return x0 * (1 - lam1) + x1 * lam1
+
+
+def _cubic_along(x, axis: int, out, align_corners: bool, sf):
+    """Bicubic (A = -0.75) interpolation along one axis, torch's CPU kernel's taps and weights:
+    src = scale * (i + 0.5) - 0.5 (unclamped; scale * i with align_corners), i = min(floor(src),
+    n - 1) (-1 near the low edge), t = clamp(src - i, 0, 1), taps i - 1 .. i + 2 clamped into
+    the axis (torch's guard_index_and_lambda and its bounded reads)."""
+    n, dev = x.shape[axis], x.device
+    scale = _interp_scale(n, out, align_corners, sf, dev)
+    dst = torch.arange(out, device=dev).to(torch.float32)
+    src = scale * dst if align_corners else scale * (dst + 0.5) - 0.5
+    last = torch.full((), n - 1, dtype=torch.int64, device=dev)
+    i = torch.minimum(torch.floor(src).to(torch.int64), last)           # may be -1
+    t = torch.clamp(src - i.to(torch.float32), 0.0, 1.0)
+    a = -0.75
+
+    def near(d):          # |d| <= 1
+        return ((a + 2) * d - (a + 3)) * d * d + 1
+
+    def far(d):           # 1 < |d| < 2
+        return ((a * d - 5 * a) * d + 8 * a) * d - 4 * a
+
+    weights = [far(t + 1), near(t), near(1 - t), far(2 - t)]
+    shape = [1] * x.dim()
+    shape[axis] = -1
+    acc = None
+    for k, w in zip(range(-1, 3), weights):
+        tap = torch.clamp(torch.minimum(i + k, last), min=0)
+        term = torch.index_select(x, axis, tap) * w.reshape(shape).to(x.dtype)
+        acc = term if acc is None else acc + term
+    return acc
+
+
+def _nearest_exact_along(x, axis: int, out, sf):
+    """nearest-exact along one axis: src = min(floor((i + 0.5) * scale), n - 1), in float32."""
+    n, dev = x.shape[axis], x.device
+    scale = _interp_scale(n, out, False, sf, dev)
+    dst = torch.arange(out, device=dev).to(torch.float32)
+    idx = torch.floor((dst + 0.5) * scale).to(torch.int64)
+    idx = torch.minimum(idx, torch.full((), n - 1, dtype=torch.int64, device=dev))
+    return torch.index_select(x, axis, idx)
+
+
+def _upsample(op: str, nd: int, along, align_arg: bool):
+    def upsample(x, output_size, *args):
+        """aten.{op}.vec over `?` dims -> one separable gather-and-blend per spatial axis,
+        with the source positions and weights torch's CPU kernel computes (float32).
+
+        torch's decomposition sizes the output and the scale with `sym_float`, which
+        torch-mlir's FX importer cannot import; integer scale factors keep torch's path.
+        """
+        align = bool(args[0]) if align_arg else False
+        scale_factors = args[1] if align_arg else args[0]
+        sizes = list(x.shape[-nd:])
+        if all(isinstance(n, int) for n in sizes) and (
+                output_size is None or all(isinstance(o, int) for o in output_size)):
+            return NotImplemented
+        if output_size is None and scale_factors is not None and all(
+                float(f) == int(float(f)) and float(f) >= 1 for f in scale_factors) and not align:
+            return NotImplemented
+        outs = _interp_out_sizes(op, x, nd, output_size, scale_factors)
+        if outs is None:
+            return NotImplemented
+        sfs = list(scale_factors) if output_size is None and scale_factors is not None \
+            else [None] * nd
+        for a in range(nd):
+            axis = x.dim() - nd + a
+            x = along(x, axis, outs[a], align, sfs[a]) if align_arg else \
+                along(x, axis, outs[a], sfs[a])
+        return x.contiguous()
+    upsample.__doc__ = upsample.__doc__.replace("{op}", op)
+    return upsample
+
+
+def _or_upstream(fn, upstream):
+    """`fn`, falling back to the decomposition it replaces in torch-mlir's table when it
+    returns NotImplemented (a form it leaves to the default path: integer interpolation
+    scales, static shapes)."""
+    if upstream is None:
+        return fn
+
+    def decomposition(*args, **kwargs):
+        out = fn(*args, **kwargs)
+        return upstream(*args, **kwargs) if out is NotImplemented else out
+
+    decomposition.__doc__ = fn.__doc__
+    return decomposition
+
+
 def shape_decompositions() -> dict:
-    """The structural entries symhlo adds to the decomposition table."""
+    """The structural entries symhlo adds to the decomposition table (each falling back to
+    torch-mlir's entry for the forms it does not take)."""
+    from torch_mlir.extras.fx_decomp_util import get_decomposition_table
+
+    upstream = get_decomposition_table()
+    return {op: _or_upstream(fn, upstream.get(op)) for op, fn in _entries().items()}
+
+
+def _entries() -> dict:
     return {
         aten.empty_strided.default: empty_strided,
         aten.empty.memory_format: empty,
@@ -450,4 +627,13 @@ def shape_decompositions() -> dict:
         aten.bilinear.default: bilinear,
         aten.repeat.default: repeat,
         aten.index.Tensor: index_one_axis,
+        aten.upsample_linear1d.vec: _upsample("upsample_linear1d.vec", 1, _linear_along, True),
+        aten.upsample_bilinear2d.vec: _upsample("upsample_bilinear2d.vec", 2, _linear_along, True),
+        aten.upsample_trilinear3d.vec: _upsample("upsample_trilinear3d.vec", 3, _linear_along,
+                                                 True),
+        aten.upsample_bicubic2d.vec: _upsample("upsample_bicubic2d.vec", 2, _cubic_along, True),
+        aten._upsample_nearest_exact1d.vec: _upsample("_upsample_nearest_exact1d.vec", 1,
+                                                      _nearest_exact_along, False),
+        aten._upsample_nearest_exact2d.vec: _upsample("_upsample_nearest_exact2d.vec", 2,
+                                                      _nearest_exact_along, False),
     }

@@ -261,6 +261,29 @@ def reject_unsupported_dtypes(ep) -> None:
             f"{_NO_STABLEHLO_DTYPES[val.dtype]}")
 
 
+def reject_float_size_arithmetic(ep) -> None:
+    """Raises UnsupportedOpError for size arithmetic in floating point in the user's graph
+    (`math.floor(float(x.shape[2]) * 1.7)`, which F.interpolate with recompute_scale_factor
+    traces as `trunc(sym_float(s) * 1.7)`), naming the node and its source line.
+
+    torch computes it in double arithmetic, which no integer size expression reproduces for
+    every size, and torch-mlir's FX importer has no `sym_float` (it failed with
+    NotImplementedError).
+    """
+    for node in ep.graph.nodes:
+        if node.op != "call_function" or node.target is not torch.sym_float:
+            continue
+        trace = node.meta.get("stack_trace") or ""
+        frames = re.findall(r'File "([^"]+)", line (\d+), in (\S+)', trace)
+        where = f"{frames[-1][0]}:{frames[-1][1]} in {frames[-1][2]}" if frames else \
+            "unknown source line"
+        raise UnsupportedOpError(
+            f"unsupported op 'sym_float' (FX node '{node.name}') at {where}: a size computed in "
+            "floating point (e.g. floor(n * 1.7) for interpolate's recompute_scale_factor), "
+            "which torch evaluates in double arithmetic and no integer size arithmetic "
+            "reproduces for every n; pass size= or an integer / short binary-fraction scale")
+
+
 def restore_export_assumptions(ep) -> None:
     """Gives a deserialized program's shape env what torch.export's own had when it traced.
 
@@ -358,6 +381,7 @@ def lower_exported_program(ep, *, names: dict[str, str] | None = None,
         raise UnsupportedOpError(f"outputs that are not tensors are not supported: {non_tensor_outputs}")
     reject_data_dependent_ops(ep)
     reject_unsupported_dtypes(ep)
+    reject_float_size_arithmetic(ep)
     with timer.stage(Stage.IMPORT):
         try:
             with TORCH_LOCK:

@@ -256,3 +256,66 @@ def test_adaptive_pools_with_nan_and_inf():
             assert g.shape == e.shape and g.dtype == e.dtype, f"output {k} at n={n}"
             torch.testing.assert_close(g, e, rtol=1e-5, atol=1e-5, equal_nan=True,
                                        msg=lambda m: f"output {k} at n={n}: {m}")
+
+
+class ConstantCompares(nn.Module):
+    """Comparisons of constant float tensors with int scalars (torch-mlir folded `== 2` to false
+    and `> 0` to false in some processes: the module silently multiplied by 0)."""
+
+    def forward(self, x):
+        two = torch.full((), 2.0)
+        row = torch.full((3,), 1.0)
+        return (x * (two == 2).float(), x * (two > 0).float(), x + (row >= 1).float().sum(),
+                x * (x.shape[0] > 0))
+
+
+def test_constant_compares_with_int_scalars():
+    check_model("constant_compares", ConstantCompares(), (randn(4, 3),), ({0: AUTO, 1: AUTO},),
+                [(randn(2, 5),), (randn(7, 2),), (randn(3, 3),)], rtol=0, atol=0)
+
+
+class Interpolations(nn.Module):
+    """linear / bilinear / bicubic / trilinear / nearest-exact interpolation to sizes derived
+    from `?` dims, constant sizes with align_corners, and short binary-fraction scales."""
+
+    def forward(self, x1, x2, x3):              # (b, c, n), (b, c, h, w), (1, c, d, h, w)
+        h, w = x2.shape[-2:]
+        return (F.interpolate(x1, size=3, mode="linear", align_corners=True),
+                F.interpolate(x1, size=x1.shape[-1] + 3, mode="linear"),
+                F.interpolate(x1, scale_factor=1.5, mode="linear"),
+                F.interpolate(x2, size=(h + 2, 2 * w - 1), mode="bilinear"),
+                F.interpolate(x2, size=(3, 5), mode="bilinear", align_corners=True),
+                F.interpolate(x2, size=(h + 1, w + 3), mode="bicubic"),
+                F.interpolate(x2, size=(4, 7), mode="bicubic", align_corners=True),
+                F.interpolate(x3, size=(3, 4, 5), mode="trilinear"),
+                F.interpolate(x1, size=x1.shape[-1] * 2 + 1, mode="nearest-exact"),
+                F.interpolate(x2, scale_factor=(2.5, 0.5), mode="nearest-exact"))
+
+
+def test_interpolations_to_symbolic_sizes():
+    def inputs(n):
+        return (randn(2, 3, n), randn(2, 3, n + 1, n + 2), randn(1, 2, n, n, n + 1))
+
+    check_model("interpolations", Interpolations(), inputs(6),
+                ({0: AUTO, 2: AUTO}, {0: AUTO, 2: AUTO, 3: AUTO}, {2: AUTO, 3: AUTO, 4: AUTO}),
+                [inputs(4), inputs(7), inputs(10)], rtol=1e-4, atol=1e-5)
+
+
+def test_interpolation_by_non_binary_scale_is_refused_by_name():
+    """floor(n * 1.7) is computed in double arithmetic: refused naming the op (scale given) or
+    the float size arithmetic (recompute_scale_factor), with the source line."""
+    import symhlo
+
+    class Scale(nn.Module):
+        def __init__(self, recompute):
+            super().__init__()
+            self.recompute = recompute
+
+        def forward(self, x):
+            return F.interpolate(x, scale_factor=1.7, mode="linear",
+                                 recompute_scale_factor=self.recompute)
+
+    for recompute, op in ((False, "aten.upsample_linear1d.vec"), (True, "sym_float")):
+        with pytest.raises(symhlo.UnsupportedOpError,
+                           match=rf"unsupported op '{op}'.*test_shapes_views.py.*1\.7"):
+            symhlo.compile(Scale(recompute), (randn(2, 3, 6),), dynamic_shapes=({2: AUTO},))
