@@ -328,8 +328,8 @@ def convert_torch_aten_cumsum(op: ir.Operation) -> bool:
       %r = torch.aten.sum.dim_IntList %m, [-1]                                    : [2,?]
 
     Larger or unbounded axes: a log-step (Hillis-Steele) scan, x += shift(x, k) for k = 1, 2,
-    4, ... up to the bound (2^31 when unbounded), with shift(x, k) = `cat([zeros(k), x])[:n]`,
-    exact for any n (a shift by k >= n adds zeros), O(n log n_max).
+    4, ... up to the bound (2^31 when unbounded), with shift(x, k) = `cat([zeros(min(k, n)),
+    x])[:n]`, exact for any n (a shift by k >= n adds zeros), O(n log n_max).
 
     Why two forms: IREE 3.13 fails to compile a `concatenate` along a `?` axis whose operand's
     dispatch holds a widening `convert` ("'memref.alloca' op stack allocation size overflows 64
@@ -401,14 +401,21 @@ def _cumsum_scan(b: _Builder, cur: ir.Value, axis: int, rank: int, sizes, rdtype
                  bound: int) -> ir.Value:
     k = 1
     while k < bound:
-        block = [b.int(k) if a == axis else b.size(cur, a) for a in range(rank)]
+        # The zero block is min(k, n) long: a static k would allocate up to 2^30 rows for an
+        # unbounded axis (IREE: RESOURCE_EXHAUSTED on a 5x5x5 input); a shift by k >= n is all
+        # zeros either way.
+        n = b.size(cur, axis)
+        amount = b.int(k) if sizes[axis] is not None and k <= sizes[axis] else \
+            b.int_op("torch.prim.min.int", b.int(k), n)
+        block = [amount if a == axis else b.size(cur, a) for a in range(rank)]
         block_sizes = list(sizes)
-        block_sizes[axis] = k
+        block_sizes[axis] = constant_int(amount)
         zeros = b.op("torch.aten.full", [_vtensor(block_sizes, rdtype)],
                      [b.list(block, "int"), b.int(0), b.int(_TORCH_DTYPE[rdtype]),
                       b.none(), b.none(), b.none()]).result
         grown = list(sizes)
-        grown[axis] = None if sizes[axis] is None else sizes[axis] + k
+        grown[axis] = None if sizes[axis] is None or block_sizes[axis] is None \
+            else sizes[axis] + block_sizes[axis]
         cat = b.op("torch.aten.cat", [_vtensor(grown, rdtype)],
                    [b.list([zeros, cur], "vtensor"), b.int(axis)]).result
         shifted = b.slice(cat, axis, b.int(0), b.size(cur, axis), cur.type)

@@ -86,6 +86,9 @@ ROWS: tuple[Row, ...] = (
         "linear on a 1-D input (a 1-row mm), mm / bmm with a unit contracting axis, nn.Bilinear, "
         "with `?` dims",
         ("test_shapes_views.py::test_matmul_unit_axes_bilinear",)),
+    Row("op", "cumsum along unbounded axes",
+        "cumsum along each of three unbounded `?` axes, cumulative_trapezoid",
+        ("test_shapes_views.py::test_cumsum_along_unbounded_axes",)),
     Row("op", "comparisons of constants",
         "constant float tensors compared with int scalars (`full((), 2.0) == 2`), which "
         "torch-mlir folded wrongly",

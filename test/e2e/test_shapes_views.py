@@ -319,3 +319,19 @@ def test_interpolation_by_non_binary_scale_is_refused_by_name():
         with pytest.raises(symhlo.UnsupportedOpError,
                            match=rf"unsupported op '{op}'.*test_shapes_views.py.*1\.7"):
             symhlo.compile(Scale(recompute), (randn(2, 3, 6),), dynamic_shapes=({2: AUTO},))
+
+
+class CumsumUnbounded(nn.Module):
+    """cumsum along unbounded `?` axes (the scan's zero blocks were up to 2^30 rows long: IREE
+    ran out of memory at call time) and cumulative_trapezoid."""
+
+    def forward(self, x, y):
+        return (x.cumsum(0), x.cumsum(1), x.cumsum(2, dtype=torch.float32),
+                torch.cumulative_trapezoid(y, dim=-1))
+
+
+def test_cumsum_along_unbounded_axes():
+    check_model("cumsum_unbounded", CumsumUnbounded(), (randn(5, 5, 5), randn(2, 3)),
+                ({0: AUTO, 1: AUTO, 2: AUTO}, {0: AUTO, 1: AUTO}),
+                [(randn(3, 7, 2), randn(3, 9)), (randn(9, 2, 4), randn(4, 4)),
+                 (randn(2, 3, 40), randn(2, 33))], rtol=1e-5, atol=1e-5)
