@@ -194,6 +194,10 @@ ROWS: tuple[Row, ...] = (
     Row("data-dependent", "complex32 (chalf)",
         "StableHLO has no complex<f16>: the error names the op and its source line",
         ("test_shapes_views.py::test_complex32_is_refused_by_name",)),
+    Row("data-dependent", "convolution with a dynamic kernel, ops torch cannot retrace",
+        "a conv weight exported with `?` kernel axes (torch-mlir and IREE need a static window), "
+        "resize_as_: the error names the op and its source line",
+        ("test_shapes_views.py::test_dynamic_kernel_and_failed_retrace_are_refused_by_name",)),
     Row("data-dependent", "as_strided with overlapping windows",
         "a symbolic as_strided that is no reshape / permute (unfold-like windows): the error "
         "names aten.as_strided and its source line",

@@ -579,6 +579,29 @@ def _upsample(op: str, nd: int, along, align_arg: bool):
     return upsample
 
 
+def convolution(x, weight, bias, stride, padding, dilation, transposed, output_padding, groups):
+    """aten.convolution with a `?` kernel size -> UnsupportedOpError naming the op, the axis and
+    the source line; any other convolution keeps the default path.
+
+    torch-mlir lowers convolution only with a static kernel (its window is a static attribute
+    of stablehlo.convolution, and IREE needs it static). A model's weights are parameters,
+    whose sizes are static; a `?` kernel means the weight is an input exported with a dynamic
+    kernel axis (OpInfo's samples mark every axis of every input dynamic).
+    """
+    kernel = list(weight.shape[2:])
+    axes = [2 + k for k, n in enumerate(kernel) if isinstance(n, torch.SymInt)
+            and not n.node.expr.is_number]
+    if not axes:
+        return NotImplemented
+    from .errors import UnsupportedOpError
+    from .views import _source_line
+
+    raise UnsupportedOpError(
+        f"unsupported op 'aten.convolution' at {_source_line()}: the kernel size is dynamic "
+        f"(weight axes {axes} are `?`); torch-mlir and IREE need a static convolution window. "
+        "Export the weight with static kernel axes (a module's conv weights are)")
+
+
 def _or_upstream(fn, upstream):
     """`fn`, falling back to the decomposition it replaces in torch-mlir's table when it
     returns NotImplemented (a form it leaves to the default path: integer interpolation
@@ -626,6 +649,7 @@ def _entries() -> dict:
         aten.bmm.default: bmm,
         aten.bilinear.default: bilinear,
         aten.repeat.default: repeat,
+        aten.convolution.default: convolution,
         aten.index.Tensor: index_one_axis,
         aten.upsample_linear1d.vec: _upsample("upsample_linear1d.vec", 1, _linear_along, True),
         aten.upsample_bilinear2d.vec: _upsample("upsample_bilinear2d.vec", 2, _linear_along, True),

@@ -229,6 +229,27 @@ def _decided_by_layout(stack) -> bool:
                for path, names in _LAYOUT_FRAMES.items())
 
 
+def _decomposition_failure(e: Exception) -> Exception:
+    """An exception from retracing an op during run_decompositions -> UnsupportedOpError naming
+    the op, its FX node and the model's source line (torch reports them in the message:
+    "While executing %resize_as_ : ... target=torch.ops.aten.resize_as_.default ... Original
+    traceback: File "m.py", line 12"); anything else is returned unchanged."""
+    import re
+
+    from .errors import UnsupportedOpError
+
+    text = str(e)
+    node = re.search(r"While executing %(\w+) : .*?target=(?:torch\.ops\.)?([\w.]+)", text)
+    if node is None:
+        return e
+    frames = re.findall(r'File "([^"]+)", line (\d+)', text[node.end():])
+    where = f"{frames[-1][0]}:{frames[-1][1]}" if frames else "unknown source line"
+    first = text.strip().splitlines()[0][:300]
+    return UnsupportedOpError(f"unsupported op '{node.group(2)}' (FX node '{node.group(1)}') at "
+                              f"{where}: torch failed to retrace it for decomposition: "
+                              f"{type(e).__name__}: {first}")
+
+
 class _GuardRecorder(list):
     """The shape env's guard list, noting which new guards only decide a layout."""
 
@@ -395,8 +416,14 @@ def _run_decompositions(ep, table):
     env = _get_shape_env(ep.graph_module)
     if env is not None and not isinstance(env.guards, _GuardRecorder):
         env.guards = _GuardRecorder(env.guards)   # kept: reject_decomposition_guards reads it
+    from .errors import SymhloError
+
     try:
         return ep.run_decompositions(table)
+    except SymhloError:
+        raise   # a decomposition's own refusal, with its message
+    except Exception as e:
+        raise _decomposition_failure(e) from e
     finally:
         ep._guards_code = saved
 

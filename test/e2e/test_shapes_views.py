@@ -335,3 +335,28 @@ def test_cumsum_along_unbounded_axes():
                 ({0: AUTO, 1: AUTO, 2: AUTO}, {0: AUTO, 1: AUTO}),
                 [(randn(3, 7, 2), randn(3, 9)), (randn(9, 2, 4), randn(4, 4)),
                  (randn(2, 3, 40), randn(2, 33))], rtol=1e-5, atol=1e-5)
+
+
+def test_dynamic_kernel_and_failed_retrace_are_refused_by_name():
+    """A convolution whose kernel axes are `?` (a weight exported as a dynamic input) and an op
+    torch cannot retrace for decomposition (resize_as_) raise UnsupportedOpError naming the op
+    and the source line."""
+    import symhlo
+
+    class Conv(nn.Module):
+        def forward(self, x, w):
+            return F.conv2d(x, w)
+
+    class Resize(nn.Module):
+        def forward(self, x, y):
+            return x.clone().resize_as_(y)
+
+    with pytest.raises(symhlo.UnsupportedOpError,
+                       match=r"'aten.convolution' at .*test_shapes_views.py.*kernel size is dynamic"):
+        symhlo.compile(Conv(), (randn(1, 3, 8, 8), randn(4, 3, 3, 3)),
+                       dynamic_shapes=({2: AUTO, 3: AUTO}, {2: AUTO, 3: AUTO}))
+    with pytest.raises(symhlo.UnsupportedOpError,
+                       match=r"'aten.resize_as_.default' \(FX node 'resize_as_'\) at .*"
+                             r"test_shapes_views.py:\d+"):
+        symhlo.compile(Resize(), (randn(3, 4), randn(3, 4)),
+                       dynamic_shapes=({0: AUTO, 1: AUTO}, {0: AUTO, 1: AUTO}))
