@@ -198,6 +198,9 @@ ROWS: tuple[Row, ...] = (
         "a conv weight exported with `?` kernel axes (torch-mlir and IREE need a static window), "
         "resize_as_: the error names the op and its source line",
         ("test_shapes_views.py::test_dynamic_kernel_and_failed_retrace_are_refused_by_name",)),
+    Row("data-dependent", "Python-number outputs (Tensor.item())",
+        "a non-tensor output: the error names the op and its source line",
+        ("test_shapes_views.py::test_python_number_output_is_refused_by_name",)),
     Row("data-dependent", "as_strided with overlapping windows",
         "a symbolic as_strided that is no reshape / permute (unfold-like windows): the error "
         "names aten.as_strided and its source line",

@@ -378,7 +378,16 @@ def lower_exported_program(ep, *, names: dict[str, str] | None = None,
     non_tensor_outputs = [o for o in [n for n in ep.graph.nodes if n.op == "output"][0].args[0]
                           if not (hasattr(o, "meta") and isinstance(o.meta.get("val"), torch.Tensor))]
     if non_tensor_outputs:
-        raise UnsupportedOpError(f"outputs that are not tensors are not supported: {non_tensor_outputs}")
+        o = non_tensor_outputs[0]
+        what, where = repr(o), "the program's outputs"
+        if isinstance(o, torch.fx.Node):
+            what = f"'{o.target}' (FX node '{o.name}')"
+            frames = re.findall(r'File "([^"]+)", line (\d+), in (\S+)', o.meta.get("stack_trace") or "")
+            if frames:
+                where = f"{frames[-1][0]}:{frames[-1][1]} in {frames[-1][2]}"
+        raise UnsupportedOpError(
+            f"unsupported op {what} at {where}: it returns a Python number (a non-tensor output, "
+            "e.g. Tensor.item()); symhlo programs return tensors. Return the 0-d tensor instead")
     reject_data_dependent_ops(ep)
     reject_unsupported_dtypes(ep)
     reject_float_size_arithmetic(ep)

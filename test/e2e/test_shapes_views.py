@@ -360,3 +360,16 @@ def test_dynamic_kernel_and_failed_retrace_are_refused_by_name():
                              r"test_shapes_views.py:\d+"):
         symhlo.compile(Resize(), (randn(3, 4), randn(3, 4)),
                        dynamic_shapes=({0: AUTO, 1: AUTO}, {0: AUTO, 1: AUTO}))
+
+
+def test_python_number_output_is_refused_by_name():
+    import symhlo
+
+    class Item(nn.Module):
+        def forward(self, x):
+            return x.sum().item()
+
+    with pytest.raises(symhlo.UnsupportedOpError,
+                       match=r"'aten.item.default' \(FX node 'item'\) at .*test_shapes_views.py:\d+"
+                             r".*Python number"):
+        symhlo.compile(Item(), (randn(3, 4),), dynamic_shapes=({0: AUTO},))
