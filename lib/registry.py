@@ -102,6 +102,7 @@ _PASSES: dict[str, str] = {
     "symhlo-lower-torch-sort": "lower_torch_sort:LowerTorchSort",
     "symhlo-lower-torch-scatter-reduce": "lower_torch_scatter_reduce:LowerTorchScatterReduce",
     "symhlo-prepare-in-place-ops-for-iree": "prepare_in_place_ops_for_iree:PrepareInPlaceOpsForIree",
+    "symhlo-float-compare-scalars": "float_compare_scalars:FloatCompareScalars",
 }
 
 # name -> (summary, elements). Elements may name passes, upstream passes or other pipelines.
@@ -109,6 +110,7 @@ _PIPELINES: dict[str, tuple[str, list[str]]] = {
     "symhlo-torch-to-torch-backend-pipeline": (
         "Imported torch dialect (with symbolic shapes) -> torch backend IR with shape-dialect sizes.",
         ["symhlo-decompose-symbolic-torch-ops",
+         "symhlo-float-compare-scalars",
          "symhlo-torch-symbolic-to-shape",
          "func.func(torch-match-quantized-custom-ops)",
          "torchdynamo-export-to-torch-backend-pipeline",
@@ -141,6 +143,7 @@ _PIPELINES: dict[str, tuple[str, list[str]]] = {
         "linalg convs and pooling over dynamic spatial dims, static-size slices and gathers).",
         ["symhlo-prepare-in-place-ops-for-iree",
          "symhlo-lower-dynamic-operand-ops", "symhlo-narrow-f64-constants-for-iree",
+         "symhlo-fold-size-ranges", "canonicalize",
          "symhlo-lower-dynamic-indexing-for-iree", "symhlo-prepare-for-iree",
          "symhlo-lower-dynamic-windows-for-iree", "canonicalize", "cse"],
     ),

@@ -64,6 +64,40 @@ ROWS: tuple[Row, ...] = (
          "test_core_models.py::test_cat_split_by_input_sizes",
          "test_transformer_ops.py::test_slicing_split_cat_stack",
          "test_transformer_ops.py::test_former_iree_gaps")),
+    Row("op", "slicing, split, chunk (`Dim.AUTO`)",
+        "`x[:, 1:-2]`, `x[:, 1:-2:3]`, hsplit at indices, chunk along `?` axes with the guards "
+        "torch.export adds for `Dim.AUTO` (a decomposition's guard they imply is accepted)",
+        ("test_shapes_views.py::test_slices_splits_chunks_auto_dims",
+         "test_shapes_views.py::test_split_on_a_pinned_axis")),
+    Row("op", "block_diag, new_zeros / new_full, empty_strided",
+        "block_diag of `?`-sized blocks, new_zeros / new_full with symbolic and zero sizes, "
+        "masked var (empty_strided with symbolic or zero-size strides)",
+        ("test_shapes_views.py::test_block_diag_new_zeros_masked_var",)),
+    Row("op", "diagonals, windows, isin",
+        "diagonal (both offsets, any dims), trace, diag of a vector / matrix, diag_embed, "
+        "Tensor.unfold, nn.functional.unfold (im2col), isin over `?` dims",
+        ("test_shapes_views.py::test_diagonals_windows_isin",)),
+    Row("op", "scatters, circular pad, *_copy",
+        "select_scatter / slice_scatter (step) / diagonal_scatter, circular padding, narrow_copy, "
+        "view_copy, permute_copy, unbind_copy; a scatter source of the wrong size raises "
+        "ShapeError; index_select from `?x1` slices",
+        ("test_shapes_views.py::test_scatters_copies",
+         "test_shapes_views.py::test_scatter_source_shape_is_checked_at_call_time",
+         "test_shapes_views.py::test_gather_of_unit_slice")),
+    Row("op", "matmul with unit axes, bilinear",
+        "linear on a 1-D input (a 1-row mm), mm / bmm with a unit contracting axis, nn.Bilinear, "
+        "with `?` dims",
+        ("test_shapes_views.py::test_matmul_unit_axes_bilinear",)),
+    Row("op", "cumsum along unbounded axes",
+        "cumsum along each of three unbounded `?` axes, cumulative_trapezoid",
+        ("test_shapes_views.py::test_cumsum_along_unbounded_axes",)),
+    Row("op", "comparisons of constants",
+        "constant float tensors compared with int scalars (`full((), 2.0) == 2`), which "
+        "torch-mlir folded wrongly",
+        ("test_shapes_views.py::test_constant_compares_with_int_scalars",)),
+    Row("op", "index lists, repeat by zero",
+        "`x[[1, 2]]`, `x[:, [0, -1]]`, a rank-2 index tensor on a `?` axis, repeat(0, ...)",
+        ("test_shapes_views.py::test_list_index_and_zero_repeat",)),
     Row("op", "pad (constant)", "constant padding by symbolic amounts, e.g. `(8 - s % 8) % 8`",
         ("test_core_models.py::test_pad_to_multiple",)),
     Row("op", "pad (reflect)",
@@ -140,10 +174,12 @@ ROWS: tuple[Row, ...] = (
         ("test_cnn_ops.py::test_pooling", "test_cnn_ops.py::test_max_pool2d_dynamic_batch_only")),
     Row("op", "pooling options",
         "max / avg pool 1-D, 2-D, 3-D crossed over ceil_mode, dilation, padding, count_include_pad, "
-        "divisor_override, return_indices (batch only), at sizes where ceil_mode changes the output",
+        "divisor_override, return_indices (also over `?` spatial dims, with NaN, and the "
+        "backward op), at sizes where ceil_mode changes the output",
         ("test_pooling_options.py::test_max_pool2d", "test_pooling_options.py::test_avg_pool2d",
          "test_pooling_options.py::test_max_pool1d_batch", "test_pooling_options.py::test_avg_pool1d",
-         "test_pooling_options.py::test_pool3d")),
+         "test_pooling_options.py::test_pool3d",
+         "test_pooling_options.py::test_max_pool_indices_dynamic_spatial")),
     Row("op", "as_strided",
         "as_strided with symbolic sizes that is a reshape / permute of a contiguous tensor "
         "(Swin's pooler)",
@@ -152,12 +188,21 @@ ROWS: tuple[Row, ...] = (
         "adaptive_avg_pool2d to (2, 3), 7, (1, 4) over `?` batch and H/W, incl. H/W not divisible "
         "by the output and smaller than it",
         ("test_gaps_cnn.py::test_adaptive_avg_pool2d_other_sizes",)),
+    Row("op", "adaptive pooling (max, avg; 1-D, 2-D, 3-D)",
+        "adaptive max pooling with indices and adaptive avg pooling to sizes that do not divide "
+        "the input, over `?` dims, with NaN and inf inputs",
+        ("test_shapes_views.py::test_adaptive_pools_with_nan_and_inf",)),
     Row("op", "interpolate (scale 2)", "nearest and bilinear, scale_factor=2, with skip concats",
         ("test_cnn_ops.py::test_interpolate_scale2", "test_cnn_ops.py::test_upsample_concat_skip")),
     Row("op", "interpolate (size=, fractional scale)",
         "nearest with `size=` from the input's sizes (`2*h`, `h+3`, `3*w`) or another tensor's "
         "shape, 1-D and 2-D; scale factors that are short binary fractions (1.5, 2.5)",
         ("test_gaps_pad_interp.py::test_nearest_interpolate_to_symbolic_size",)),
+    Row("op", "interpolate (linear, bilinear, bicubic, trilinear, nearest-exact)",
+        "to sizes derived from `?` dims, constant sizes with align_corners, short binary-fraction "
+        "scales; other fractional scales (1.7) on `?` axes are refused naming the op",
+        ("test_shapes_views.py::test_interpolations_to_symbolic_sizes",
+         "test_shapes_views.py::test_interpolation_by_non_binary_scale_is_refused_by_name")),
     Row("op", "size arithmetic",
         "`+ - * // %`, max / min, ceil-div, sizes shared across inputs, derived dims `2*h`, `h+1`",
         ("test_transformer_ops.py::test_size_arithmetic_shared_derived_dims",)),
@@ -207,15 +252,20 @@ ROWS: tuple[Row, ...] = (
         "Laguerre/Legendre with a tensor degree, igamma/igammac (their loops have no static "
         "bound), and the special functions on float64 (float32 algorithms only)",
         ("test_special_functions.py::test_unbounded_loops_and_float64_refused",)),
-    Row("data-dependent", "grouped conv3d, max pool with return_indices, over `?` spatial dims",
-        "no lowering IREE 3.13 compiles (grouped 3-D linalg conv; indices hit IREE's 64 push "
-        "constants): the error names the op",
-        ("test_conv_dynamic.py::test_grouped_conv3d_dynamic_refused",
-         "test_pooling_options.py::test_max_pool2d_indices_dynamic_hw_refused")),
-    Row("data-dependent", "transposed convolution with a `?` kernel size",
-        "its padding dilation * (k - 1) - padding is no static attribute: the error names "
-        "aten.convolution and its source line (a static kernel over `?` inputs compiles)",
-        ("test_sort_select.py::test_transposed_conv_with_dynamic_kernel_is_refused",)),
+    Row("data-dependent", "grouped conv3d over `?` spatial dims",
+        "no lowering IREE 3.13 compiles (grouped 3-D linalg conv): the error names the op",
+        ("test_conv_dynamic.py::test_grouped_conv3d_dynamic_refused",)),
+    Row("data-dependent", "complex32 (chalf)",
+        "StableHLO has no complex<f16>: the error names the op and its source line",
+        ("test_shapes_views.py::test_complex32_is_refused_by_name",)),
+    Row("data-dependent", "convolution with a dynamic kernel, ops torch cannot retrace",
+        "a conv weight exported with `?` kernel axes (torch-mlir and IREE need a static window), "
+        "resize_as_: the error names the op and its source line",
+        ("test_shapes_views.py::test_dynamic_kernel_and_failed_retrace_are_refused_by_name",
+         "test_sort_select.py::test_transposed_conv_with_dynamic_kernel_is_refused")),
+    Row("data-dependent", "Python-number outputs (Tensor.item())",
+        "a non-tensor output: the error names the op and its source line",
+        ("test_shapes_views.py::test_python_number_output_is_refused_by_name",)),
     Row("data-dependent", "as_strided with overlapping windows",
         "a symbolic as_strided that is no reshape / permute (unfold-like windows): the error "
         "names aten.as_strided and its source line",

@@ -820,27 +820,6 @@ def nonzero_static(x, *, size: int, fill_value: int = -1):
     return torch.where(pos.unsqueeze(1) < 0, fill_value, out)
 
 
-# -- refusals --------------------------------------------------------------------------------------
-
-def convolution(x, weight, bias, stride, padding, dilation, transposed: bool, output_padding,
-                groups: int):
-    """aten.convolution, transposed with a `?` kernel size ==> UnsupportedOpError naming it.
-
-    A transposed convolution is a convolution of the stride-dilated input with the flipped
-    kernel, padded by dilation * (k - 1) - padding: with k a `?` size that padding is no
-    attribute StableHLO can hold, and torch-mlir left the op unlegalized. Every other
-    convolution keeps the op (torch-mlir and symhlo-lower-dynamic-windows-for-iree lower
-    transposed ones over `?` input sizes with a static kernel)."""
-    from torch.fx.experimental.symbolic_shapes import is_concrete_int
-
-    if not transposed or all(is_concrete_int(k) for k in weight.shape[2:]):
-        return NotImplemented
-    raise _unsupported("aten.convolution", "a transposed convolution whose kernel size is "
-                       f"dynamic (weight shape {list(weight.shape)}): its padding "
-                       "dilation * (k - 1) - padding is not static; export the weight with "
-                       "static spatial sizes")
-
-
 def select_decompositions() -> dict[torch._ops.OpOverload, Callable]:
     """The decompositions of this module, for symhlo.decompositions' table."""
     return {
@@ -884,5 +863,4 @@ def select_decompositions() -> dict[torch._ops.OpOverload, Callable]:
         aten.histc.default: histc,
         aten.histogram.bin_ct: histogram_bin_ct,
         aten.nonzero_static.default: nonzero_static,
-        aten.convolution.default: convolution,
     }
