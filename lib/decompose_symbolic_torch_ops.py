@@ -328,8 +328,8 @@ def convert_torch_aten_cumsum(op: ir.Operation) -> bool:
       %r = torch.aten.sum.dim_IntList %m, [-1]                                    : [2,?]
 
     Larger or unbounded axes: a log-step (Hillis-Steele) scan, x += shift(x, k) for k = 1, 2,
-    4, ... up to the bound (2^31 when unbounded), with shift(x, k) = `cat([zeros(k), x])[:n]`,
-    exact for any n (a shift by k >= n adds zeros), O(n log n_max).
+    4, ... up to the bound (2^31 when unbounded), with shift(x, k) = `cat([zeros(min(k, n)),
+    x])[:n]`, exact for any n (a shift by k >= n adds zeros), O(n log n_max).
 
     Why two forms: IREE 3.13 fails to compile a `concatenate` along a `?` axis whose operand's
     dispatch holds a widening `convert` ("'memref.alloca' op stack allocation size overflows 64
@@ -400,15 +400,23 @@ def _cumsum_triangle(b: _Builder, cur: ir.Value, axis: int, rank: int, sizes, rd
 def _cumsum_scan(b: _Builder, cur: ir.Value, axis: int, rank: int, sizes, rdtype: str,
                  bound: int) -> ir.Value:
     k = 1
+    n = sizes[axis]
     while k < bound:
-        block = [b.int(k) if a == axis else b.size(cur, a) for a in range(rank)]
+        # The zeros block is min(k, n) long, never k: a static block of k = 2^30 elements (an
+        # unbounded axis' last steps) was allocated at module load (RESOURCE_EXHAUSTED, Llama
+        # with an unbounded sequence).
+        if n is None:
+            width = b.int_op("torch.prim.min.int", b.int(k), b.size(cur, axis))
+        else:
+            width = b.int(min(k, n))
+        block = [width if a == axis else b.size(cur, a) for a in range(rank)]
         block_sizes = list(sizes)
-        block_sizes[axis] = k
+        block_sizes[axis] = None if n is None else min(k, n)
         zeros = b.op("torch.aten.full", [_vtensor(block_sizes, rdtype)],
                      [b.list(block, "int"), b.int(0), b.int(_TORCH_DTYPE[rdtype]),
                       b.none(), b.none(), b.none()]).result
         grown = list(sizes)
-        grown[axis] = None if sizes[axis] is None else sizes[axis] + k
+        grown[axis] = None if n is None else n + min(k, n)
         cat = b.op("torch.aten.cat", [_vtensor(grown, rdtype)],
                    [b.list([zeros, cur], "vtensor"), b.int(axis)]).result
         shifted = b.slice(cat, axis, b.int(0), b.size(cur, axis), cur.type)

@@ -72,9 +72,11 @@ def walk_ops(op: ir.Operation) -> list[ir.Operation]:
 
 
 def create(name: str, results: Sequence[ir.Type], operands: Sequence[ir.Value],
-           attrs: dict | None = None, *, loc: ir.Location, ip: ir.InsertionPoint) -> ir.Operation:
+           attrs: dict | None = None, *, loc: ir.Location, ip: ir.InsertionPoint,
+           regions: int = 0) -> ir.Operation:
+    """`name` op with these results, operands, attributes and `regions` empty regions, at `ip`."""
     return ir.Operation.create(name, results=list(results), operands=list(operands),
-                               attributes=attrs or {}, loc=loc, ip=ip)
+                               attributes=attrs or {}, loc=loc, ip=ip, regions=regions)
 
 
 

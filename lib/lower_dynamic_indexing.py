@@ -255,6 +255,90 @@ def convert_stablehlo_dynamic_gather(op: ir.Operation) -> bool:
     return True
 
 
+def convert_stablehlo_gather_of_slice(op: ir.Operation) -> bool:
+    """stablehlo.gather of a unit-stride real_dynamic_slice -> a gather of the slice's source,
+    its start indices shifted by the slice's start.
+
+        %s = stablehlo.real_dynamic_slice %x, %start, %limit, %c1 : (...) -> tensor<?x1xf32>
+        %r = "stablehlo.gather"(%s, %idx) <{start_index_map = [1, 0], ...}>
+      ==>
+        %o = (the start's elements in the order of the new map, every operand axis indexed)
+        %i = stablehlo.add (concatenate %idx, zeros for the axes the map lacked), broadcast(%o)
+        %r = "stablehlo.gather"(%x, %i) <{start_index_map = [1, 0, ...], ...}>
+
+    IREE 3.13 miscompiles a gather whose operand is a slice with a static unit axis: lowered
+    to `tensor.extract_slice` (`index_select(x[:, :1], 1, idx)` on `?x?` returned x[0, 0] for
+    every row: silently wrong), or left a real_dynamic_slice, it fails to compile ("LLVM
+    Translation failed for operation: builtin.unrealized_conversion_cast": circular padding).
+    For start indices within the slice the two gathers read the same elements (gather clamps
+    out-of-range starts, to the slice's bounds before and to the source's now).
+    """
+    x, idx = op.operands
+    sl = defining_op(x)
+    if sl is None or sl.name != "stablehlo.real_dynamic_slice" or _constant_ints(sl.operands[3]) \
+            is None or any(v != 1 for v in _constant_ints(sl.operands[3])):
+        return False
+    dn = _gather_dims(op.attributes["dimension_numbers"])
+    idx_t = ir.RankedTensorType(idx.type)
+    ivd = dn["index_vector_dim"]
+    if dn["operand_batching_dims"] or dn["start_indices_batching_dims"] or ivd != idx_t.rank - 1 \
+            or is_dynamic(idx_t.shape[ivd]):
+        return False
+    src, start = sl.operands[0], sl.operands[1]
+    rank = ir.RankedTensorType(src.type).rank
+    start_map = list(dn["start_index_map"])
+    extra = [d for d in range(rank) if d not in start_map]
+    new_map = start_map + extra
+    b = _Builder(op)
+    elt = idx_t.element_type
+    shape_elt = ir.RankedTensorType(start.type).element_type
+    batch = [b.shlo_dim(idx, a, shape_elt) for a in range(idx_t.rank - 1)]
+    i64 = ir.IntegerType.get_signless(64)
+    arr = ir.DenseI64ArrayAttr.get
+
+    def shape_vec(last: int) -> ir.Value:
+        parts = batch + [b.shlo_const([last], shape_elt)]
+        return b.op("stablehlo.concatenate", [ir.RankedTensorType.get([len(parts)], shape_elt)],
+                    parts, {"dimension": ir.IntegerAttr.get(i64, 0)})
+
+    k = len(new_map)
+    batch_shape = list(idx_t.shape[:-1])
+    full = idx
+    if extra:
+        zero = b.op("stablehlo.constant", [ir.RankedTensorType.get([], elt)], [],
+                    {"value": ir.Attribute.parse(f"dense<0> : tensor<{elt}>")})
+        zeros = b.op("stablehlo.dynamic_broadcast_in_dim",
+                     [ir.RankedTensorType.get(batch_shape + [len(extra)], elt)],
+                     [zero, shape_vec(len(extra))],
+                     {"broadcast_dimensions": arr([]), "known_expanding_dimensions": arr([]),
+                      "known_nonexpanding_dimensions": arr([])})
+        full = b.op("stablehlo.concatenate", [ir.RankedTensorType.get(batch_shape + [k], elt)],
+                    [idx, zeros], {"dimension": ir.IntegerAttr.get(i64, ivd)})
+    offs = b.op("stablehlo.concatenate", [ir.RankedTensorType.get([k], shape_elt)],
+                [b.shlo_element(start, d) for d in new_map], {"dimension": ir.IntegerAttr.get(i64, 0)})
+    if shape_elt != elt:
+        offs = b.op("stablehlo.convert", [ir.RankedTensorType.get([k], elt)], [offs])
+    offs = b.op("stablehlo.dynamic_broadcast_in_dim",
+                [ir.RankedTensorType.get(batch_shape + [k], elt)], [offs, shape_vec(k)],
+                {"broadcast_dimensions": arr([ivd]), "known_expanding_dimensions": arr([]),
+                 "known_nonexpanding_dimensions": arr([0])})
+    shifted = b.op("stablehlo.add", [ir.RankedTensorType.get(batch_shape + [k], elt)], [full, offs])
+    fmt = lambda v: "[" + ", ".join(map(str, v)) + "]"  # noqa: E731
+    dnums = ir.Attribute.parse(
+        f"#stablehlo.gather<offset_dims = {fmt(dn['offset_dims'])}, collapsed_slice_dims = "
+        f"{fmt(dn['collapsed_slice_dims'])}, start_index_map = {fmt(new_map)}, "
+        f"index_vector_dim = {ivd}>")
+    attrs = {"dimension_numbers": dnums, "slice_sizes": op.attributes["slice_sizes"]}
+    if "indices_are_sorted" in op.attributes:
+        attrs["indices_are_sorted"] = op.attributes["indices_are_sorted"]
+    new = b.op("stablehlo.gather", [op.results[0].type], [src, shifted], attrs)
+    op.results[0].replace_all_uses_with(new)
+    op.erase()
+    if not list(sl.results[0].uses):
+        sl.erase()
+    return True
+
+
 @dataclass(frozen=True)
 class LowerDynamicIndexingForIree(Pass):
     """Rewrite real_dynamic_slice with static result axes and dynamic_gather for IREE 3.13."""
@@ -265,8 +349,14 @@ class LowerDynamicIndexingForIree(Pass):
 
     def run(self, module: ir.Module) -> None:
         with module.context, ir.Location.unknown():
+            # Gathers first, so that a gather of a slice reads the slice's source (before the
+            # slice becomes a tensor.extract_slice); the slices then.
+            for op in walk_ops(module.operation):
+                if op.name == "stablehlo.dynamic_gather":
+                    convert_stablehlo_dynamic_gather(op)
+            for op in walk_ops(module.operation):
+                if op.name == "stablehlo.gather":
+                    convert_stablehlo_gather_of_slice(op)
             for op in walk_ops(module.operation):
                 if op.name == "stablehlo.real_dynamic_slice":
                     convert_stablehlo_real_dynamic_slice(op)
-                elif op.name == "stablehlo.dynamic_gather":
-                    convert_stablehlo_dynamic_gather(op)

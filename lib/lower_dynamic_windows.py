@@ -1,7 +1,8 @@
 """symhlo-lower-dynamic-windows-for-iree: convolutions and pooling over `?` spatial dims -> linalg.
 
 IREE 3.13 rejects `stablehlo.convolution` and `stablehlo.reduce_window` whenever a spatial
-(windowed) dim is dynamic; a dynamic batch alone is fine and is left to IREE. This pass runs only
+(windowed) dim is dynamic, and grouped convolutions with a dynamic batch; a dynamic batch alone
+is otherwise fine and is left to IREE. This pass runs only
 on the copy handed to iree-compile (the portable artifact keeps the pure StableHLO op) and
 rewrites those ops into what IREE compiles: the padding becomes a `stablehlo.pad` with the same
 static amounts, the window op linalg, and the output sizes are computed from the padded input with
@@ -167,16 +168,19 @@ def conv_kernel_permutation(op: ir.Operation) -> list[int] | None:
 
 def convert_stablehlo_convolution(op: ir.Operation) -> bool:
     """stablehlo.convolution over `?` spatial dims -> stablehlo.pad + linalg.conv_{1d_ncw_fcw,
-    2d_nchw_fchw, 3d_ncdhw_fcdhw, 2d_ngchw_gfchw}. Returns False when no spatial dim is dynamic."""
+    2d_nchw_fchw, 3d_ncdhw_fcdhw, 2d_ngchw_gfchw}; also a grouped convolution whose only `?`
+    dim is the batch (IREE 3.13 fails to legalize those too: depthwise convs of MobileViT,
+    SegFormer, ConvNeXt V2 with a dynamic batch). Returns False for any other convolution."""
     lhs_t = ir.RankedTensorType(op.operands[0].type)
     nsp = lhs_t.rank - 2
-    if not _dynamic_spatial(op, list(range(2, lhs_t.rank))):
+    groups = ir.IntegerAttr(op.attributes["feature_group_count"]).value
+    grouped_dynamic_batch = groups != 1 and any(is_dynamic(d) for d in lhs_t.shape)
+    if not _dynamic_spatial(op, list(range(2, lhs_t.rank))) and not grouped_dynamic_batch:
         return False
     perm = conv_kernel_permutation(op)
     if perm is None:
         raise UnsupportedWindow(f"layout {op.attributes['dimension_numbers']} (only torch's "
                                 "[b, f, spatial] input and output)")
-    groups = ir.IntegerAttr(op.attributes["feature_group_count"]).value
     if ir.IntegerAttr(op.attributes["batch_group_count"]).value != 1:
         raise UnsupportedWindow("batch_group_count != 1")
     if "window_reversal" in op.attributes and any(

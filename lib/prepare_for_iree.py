@@ -462,8 +462,9 @@ class PrepareForIree(Pass):
                         convert_stablehlo_dynamic_pad(op)
                     elif op.name == "stablehlo.gather":
                         convert_stablehlo_gather_unit_index_vector(op)
-                    elif op.name == "stablehlo.dot_general" and foreign:
-                        convert_stablehlo_dot_general_flatten(op)
+                    elif op.name == "stablehlo.dot_general":
+                        if not convert_stablehlo_dot_general_unit_contraction(op) and foreign:
+                            convert_stablehlo_dot_general_flatten(op)
                     elif op.name == "stablehlo.dynamic_broadcast_in_dim":
                         if plan is not None and plan[0] != "hints":
                             apply_foreign_broadcast(op, plan)
@@ -739,5 +740,95 @@ def convert_stablehlo_dot_general_flatten(op: ir.Operation) -> bool:
                  {"reassociation": out_reassoc, "static_output_shape": ir.DenseI64ArrayAttr.get(list(result_t.shape))},
                  loc=loc, ip=ip).result
     op.results[0].replace_all_uses_with(new)
+    op.erase()
+    return True
+
+
+def _dim_size_i64(ip, loc, v: ir.Value, axis: int) -> ir.Value:
+    """A tensor<1xi64> holding the size of `v` along `axis`."""
+    i32, i64 = ir.IntegerType.get_signless(32), ir.IntegerType.get_signless(64)
+    t = ir.RankedTensorType(v.type)
+    if not is_dynamic(t.shape[axis]):
+        attr = ir.DenseElementsAttr.get_splat(ir.RankedTensorType.get([1], i64),
+                                              ir.IntegerAttr.get(i64, t.shape[axis]))
+        return create("stablehlo.constant", [attr.type], [], {"value": attr}, loc=loc, ip=ip).result
+    d = create("stablehlo.get_dimension_size", [ir.RankedTensorType.get([], i32)], [v],
+               {"dimension": ir.IntegerAttr.get(i64, axis)}, loc=loc, ip=ip).result
+    d = create("stablehlo.convert", [ir.RankedTensorType.get([], i64)], [d], loc=loc, ip=ip).result
+    return create("stablehlo.reshape", [ir.RankedTensorType.get([1], i64)], [d], loc=loc, ip=ip).result
+
+
+def convert_stablehlo_dot_general_unit_contraction(op: ir.Operation) -> bool:
+    """dot_general whose contracting dims are all static 1s, with a `?` dim -> broadcast multiply.
+
+    IREE 3.13 turns such a dot_general (`bmm` of ?x1x1 by ?x1x16: LeViT's and MobileViT's
+    attention over one position) into a dynamic_reshape it then fails to legalize. With K = 1
+    the product is exact without a reduction over K longer than one element:
+
+        %r = stablehlo.dot_general %a, %b, batching_dims = [0] x [0], contracting_dims = [2] x [1]
+               : (tensor<?x1x1xf32>, tensor<?x1x16xf32>) -> tensor<?x1x16xf32>
+      ==>
+        %a' = dynamic_broadcast_in_dim %a, [n, 1, 16, 1], dims = [0, 1, 3]    (batch, M, N, K)
+        %b' = dynamic_broadcast_in_dim %b, [n, 1, 16, 1], dims = [0, 3, 2]
+        %r  = reduce(add) (multiply %a', %b') over [3]    : tensor<?x1x16xf32>
+
+    Returns False (nothing changed) for any other dot_general, or mixed element types.
+    """
+    from torch_mlir._mlir_libs._stablehlo import DotDimensionNumbers
+
+    lhs, rhs = op.operands
+    lt, rt = ir.RankedTensorType(lhs.type), ir.RankedTensorType(rhs.type)
+    result_t = ir.RankedTensorType(op.results[0].type)
+    dn = DotDimensionNumbers(op.attributes["dot_dimension_numbers"])
+    lb, rb = list(dn.lhs_batching_dimensions), list(dn.rhs_batching_dimensions)
+    lc, rc = list(dn.lhs_contracting_dimensions), list(dn.rhs_contracting_dimensions)
+    if (not lc or any(lt.shape[d] != 1 for d in lc) or any(rt.shape[d] != 1 for d in rc)
+            or not any(is_dynamic(x) for x in list(lt.shape) + list(rt.shape))
+            or not (lt.element_type == rt.element_type == result_t.element_type)):
+        return False
+    lf = [d for d in range(lt.rank) if d not in lb and d not in lc]
+    rf = [d for d in range(rt.rank) if d not in rb and d not in rc]
+    nb, nl, nr, nk = len(lb), len(lf), len(rf), len(lc)
+    # the product's axes: batch, lhs free, rhs free, contracting (all 1s)
+    lmap = {**{d: i for i, d in enumerate(lb)}, **{d: nb + j for j, d in enumerate(lf)},
+            **{d: nb + nl + nr + c for c, d in enumerate(lc)}}
+    rmap = {**{d: i for i, d in enumerate(rb)}, **{d: nb + nl + j for j, d in enumerate(rf)},
+            **{d: nb + nl + nr + c for c, d in enumerate(rc)}}
+    sources = [(lhs, d) for d in lb] + [(lhs, d) for d in lf] + [(rhs, d) for d in rf]
+    prod_shape = [(lt if v is lhs else rt).shape[d] for v, d in sources] + [1] * nk
+    elt = result_t.element_type
+    prod_t = ir.RankedTensorType.get(prod_shape, elt)
+    ip, loc = ir.InsertionPoint(op), op.location
+    i64 = ir.IntegerType.get_signless(64)
+    parts = [_dim_size_i64(ip, loc, v, d) for v, d in sources]
+    ones = ir.DenseElementsAttr.get_splat(ir.RankedTensorType.get([nk], i64), ir.IntegerAttr.get(i64, 1))
+    parts.append(create("stablehlo.constant", [ones.type], [], {"value": ones}, loc=loc, ip=ip).result)
+    shape = create("stablehlo.concatenate", [ir.RankedTensorType.get([len(prod_shape)], i64)], parts,
+                   {"dimension": ir.IntegerAttr.get(i64, 0)}, loc=loc, ip=ip).result
+
+    def broadcast(v: ir.Value, mapping: dict) -> ir.Value:
+        vt = ir.RankedTensorType(v.type)
+        dims = [mapping[d] for d in range(vt.rank)]
+        b = create("stablehlo.dynamic_broadcast_in_dim", [prod_t], [v, shape],
+                   {"broadcast_dimensions": ir.DenseI64ArrayAttr.get(dims)}, loc=loc, ip=ip)
+        annotate_stablehlo_dynamic_broadcast_in_dim(b)
+        return b.result
+
+    product = create("stablehlo.multiply", [prod_t], [broadcast(lhs, lmap), broadcast(rhs, rmap)],
+                     loc=loc, ip=ip).result
+    scalar_t = ir.RankedTensorType.get([], elt)
+    zero = create("stablehlo.constant", [scalar_t], [],
+                  {"value": ir.DenseElementsAttr.get_splat(scalar_t, ir.FloatAttr.get(elt, 0.0)
+                                                           if isinstance(elt, ir.FloatType)
+                                                           else ir.IntegerAttr.get(elt, 0))},
+                  loc=loc, ip=ip).result
+    red = create("stablehlo.reduce", [result_t], [product, zero],
+                 {"dimensions": ir.DenseI64ArrayAttr.get(list(range(nb + nl + nr, len(prod_shape))))},
+                 loc=loc, ip=ip, regions=1)
+    block = red.regions[0].blocks.append(scalar_t, scalar_t)
+    with ir.InsertionPoint(block):
+        s_ = create("stablehlo.add", [scalar_t], list(block.arguments), loc=loc, ip=ir.InsertionPoint(block)).result
+        create("stablehlo.return", [], [s_], loc=loc, ip=ir.InsertionPoint(block))
+    op.results[0].replace_all_uses_with(red.result)
     op.erase()
     return True

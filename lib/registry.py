@@ -94,10 +94,16 @@ _PASSES: dict[str, str] = {
     "symhlo-lower-dynamic-windows-for-iree": "lower_dynamic_windows:LowerDynamicWindowsForIree",
     "symhlo-lower-dynamic-indexing-for-iree": "lower_dynamic_indexing:LowerDynamicIndexingForIree",
     "symhlo-fold-float-size-arithmetic": "fold_float_size_arithmetic:FoldFloatSizeArithmetic",
+    "symhlo-fold-size-ranges": "fold_size_ranges:FoldSizeRanges",
     "symhlo-inline-private-calls": "inline_private_calls:InlinePrivateCalls",
     "symhlo-lower-shape-assertions": "lower_shape_assertions:LowerShapeAssertions",
     "symhlo-lower-dynamic-operand-ops": "lower_dynamic_operand_ops:LowerDynamicOperandOps",
     "symhlo-normalize-softmax-for-iree": "softmax_for_iree:NormalizeSoftmaxForIree",
+    "symhlo-lower-torch-bitcasts": "lower_torch_bitcasts:LowerTorchBitcasts",
+    "symhlo-lower-torch-sort": "lower_torch_sort:LowerTorchSort",
+    "symhlo-lower-torch-scatter-reduce": "lower_torch_scatter_reduce:LowerTorchScatterReduce",
+    "symhlo-prepare-in-place-ops-for-iree": "prepare_in_place_ops_for_iree:PrepareInPlaceOpsForIree",
+    "symhlo-float-compare-scalars": "float_compare_scalars:FloatCompareScalars",
 }
 
 # name -> (summary, elements). Elements may name passes, upstream passes or other pipelines.
@@ -105,6 +111,7 @@ _PIPELINES: dict[str, tuple[str, list[str]]] = {
     "symhlo-torch-to-torch-backend-pipeline": (
         "Imported torch dialect (with symbolic shapes) -> torch backend IR with shape-dialect sizes.",
         ["symhlo-decompose-symbolic-torch-ops",
+         "symhlo-float-compare-scalars",
          "symhlo-torch-symbolic-to-shape",
          "func.func(torch-match-quantized-custom-ops)",
          "torchdynamo-export-to-torch-backend-pipeline",
@@ -112,9 +119,13 @@ _PIPELINES: dict[str, tuple[str, list[str]]] = {
     ),
     "symhlo-torch-backend-to-stablehlo-pipeline": (
         "Torch backend IR -> pure StableHLO with explicit symbolic size arithmetic.",
-        ["torch-backend-to-stablehlo-backend-pipeline",
+        ["symhlo-lower-torch-bitcasts",
+         "symhlo-lower-torch-sort",
+         "symhlo-lower-torch-scatter-reduce",
+         "torch-backend-to-stablehlo-backend-pipeline",
          "symhlo-shape-to-stablehlo",
          "symhlo-fold-float-size-arithmetic",
+         "symhlo-fold-size-ranges",
          "symhlo-simplify-broadcasts",
          "canonicalize", "cse",
          "symhlo-verify-pure-stablehlo"],
@@ -131,8 +142,10 @@ _PIPELINES: dict[str, tuple[str, list[str]]] = {
     "symhlo-stablehlo-to-iree-input-pipeline": (
         "Pure StableHLO -> the forms IREE 3.13 compiles (tensor reshapes, broadcast hints, "
         "linalg convs and pooling over dynamic spatial dims, static-size slices and gathers).",
-        ["symhlo-lower-dynamic-operand-ops", "symhlo-normalize-softmax-for-iree",
+        ["symhlo-prepare-in-place-ops-for-iree",
+         "symhlo-lower-dynamic-operand-ops", "symhlo-normalize-softmax-for-iree",
          "symhlo-narrow-f64-constants-for-iree",
+         "symhlo-fold-size-ranges", "canonicalize",
          "symhlo-lower-dynamic-indexing-for-iree", "symhlo-prepare-for-iree",
          "symhlo-lower-dynamic-windows-for-iree", "canonicalize", "cse"],
     ),

@@ -259,6 +259,7 @@ def record_symbolic_facts(func: ir.Operation) -> None:
                     arg_shapes[i] = exprs
         else:
             value_shapes[target] = exprs
+    _refine_constant_arg_axes(func, arg_shapes)
     result_shapes: list[list[str] | None] = []
     for op in block.operations:
         if op.operation.name == "func.return":
@@ -277,6 +278,39 @@ def record_symbolic_facts(func: ir.Operation) -> None:
         if op.name == "torch.bind_symbolic_shape":
             op.erase()
     remove_dead_ops(func, {"torch.symbolic_int"})
+
+
+def _refine_constant_arg_axes(func: ir.Operation, arg_shapes: list[list[str] | None]) -> None:
+    """An argument axis typed `?` whose size expression is a constant (torch.export pinned it
+    with a guard: `s0 - 4 == 1`) gets that static size in the argument's type.
+
+    The FX importer types every axis that had a symbol as `?`, while the ops after it carry
+    the pinned size (`unsqueeze %arg0 : [1,?,?] -> [1,?,2,1]`); torch-mlir's StableHLO
+    lowering then cannot reconcile the two ("unresolved target materialization from
+    tensor<1x?x?x1xi64> to tensor<1x?x2x1xi64>"). The contract records the axis as static, so
+    the call-time checks require exactly that size.
+
+        func.func @main(%arg0: !torch.vtensor<[1,?,?],f32>) attributes {symhlo.arg_shapes = [["1", "s0", "2"]]}
+      ==>
+        func.func @main(%arg0: !torch.vtensor<[1,?,2],f32>) ...
+    """
+    block = func.regions[0].blocks[0]
+    changed = False
+    for arg, exprs in zip(block.arguments, arg_shapes):
+        m = re.match(r"!torch\.vtensor<\[([^\]]*)\],(.+)>$", str(arg.type))
+        if exprs is None or not m:
+            continue
+        dims = [d.strip() for d in m.group(1).split(",")] if m.group(1).strip() else []
+        if len(dims) != len(exprs):
+            continue
+        new = [e if d == "?" and re.fullmatch(r"\d+", e) else d for d, e in zip(dims, exprs)]
+        if new != dims:
+            arg.set_type(ir.Type.parse(f"!torch.vtensor<[{','.join(new)}],{m.group(2)}>"))
+            changed = True
+    if changed:
+        ftype = ir.FunctionType(ir.TypeAttr(func.attributes["function_type"]).value)
+        func.attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get(
+            [a.type for a in block.arguments], list(ftype.results)))
 
 
 def _split_commas(text: str) -> list[str]:

@@ -57,27 +57,86 @@ ROWS: tuple[Row, ...] = (
          "test_transformer_ops.py::test_view_like_ops")),
     Row("op", "slicing, split, cat",
         "slice with symbolic start / end / step, narrow, select, chunk / split / split_with_sizes "
-        "/ unbind, cat and stack along `?` dims, slice then expand",
+        "/ unbind, cat and stack along `?` dims, slice then expand (also of a wider constant "
+        "buffer, as BERT's `token_type_ids[:, :seq]`)",
         ("test_core_models.py::test_slicing_symbolic_bounds",
+         "test_buffer_slice.py::test_slice_of_a_wider_buffer",
          "test_core_models.py::test_cat_split_by_input_sizes",
          "test_transformer_ops.py::test_slicing_split_cat_stack",
          "test_transformer_ops.py::test_former_iree_gaps")),
+    Row("op", "slicing, split, chunk (`Dim.AUTO`)",
+        "`x[:, 1:-2]`, `x[:, 1:-2:3]`, hsplit at indices, chunk along `?` axes with the guards "
+        "torch.export adds for `Dim.AUTO` (a decomposition's guard they imply is accepted)",
+        ("test_shapes_views.py::test_slices_splits_chunks_auto_dims",
+         "test_shapes_views.py::test_split_on_a_pinned_axis")),
+    Row("op", "block_diag, new_zeros / new_full, empty_strided",
+        "block_diag of `?`-sized blocks, new_zeros / new_full with symbolic and zero sizes, "
+        "masked var (empty_strided with symbolic or zero-size strides)",
+        ("test_shapes_views.py::test_block_diag_new_zeros_masked_var",)),
+    Row("op", "diagonals, windows, isin",
+        "diagonal (both offsets, any dims), trace, diag of a vector / matrix, diag_embed, "
+        "Tensor.unfold, nn.functional.unfold (im2col), isin over `?` dims",
+        ("test_shapes_views.py::test_diagonals_windows_isin",)),
+    Row("op", "scatters, circular pad, *_copy",
+        "select_scatter / slice_scatter (step) / diagonal_scatter, circular padding, narrow_copy, "
+        "view_copy, permute_copy, unbind_copy; a scatter source of the wrong size raises "
+        "ShapeError; index_select from `?x1` slices",
+        ("test_shapes_views.py::test_scatters_copies",
+         "test_shapes_views.py::test_scatter_source_shape_is_checked_at_call_time",
+         "test_shapes_views.py::test_gather_of_unit_slice")),
+    Row("op", "matmul with unit axes, bilinear",
+        "linear on a 1-D input (a 1-row mm), mm / bmm with a unit contracting axis, nn.Bilinear, "
+        "with `?` dims",
+        ("test_shapes_views.py::test_matmul_unit_axes_bilinear",)),
+    Row("op", "cumsum along unbounded axes",
+        "cumsum along each of three unbounded `?` axes, cumulative_trapezoid",
+        ("test_shapes_views.py::test_cumsum_along_unbounded_axes",)),
+    Row("op", "comparisons of constants",
+        "constant float tensors compared with int scalars (`full((), 2.0) == 2`), which "
+        "torch-mlir folded wrongly",
+        ("test_shapes_views.py::test_constant_compares_with_int_scalars",)),
+    Row("op", "index lists, repeat by zero",
+        "`x[[1, 2]]`, `x[:, [0, -1]]`, a rank-2 index tensor on a `?` axis, repeat(0, ...)",
+        ("test_shapes_views.py::test_list_index_and_zero_repeat",)),
     Row("op", "pad (constant)", "constant padding by symbolic amounts, e.g. `(8 - s % 8) % 8`",
         ("test_core_models.py::test_pad_to_multiple",)),
     Row("op", "pad (reflect)",
         "reflect padding (1-D, 2-D, conv `padding_mode=\"reflect\"`) by symbolic amounts "
         "`(4 - n % 4) % 4` and by constants along `?` dims",
         ("test_gaps_pad_interp.py::test_reflect_pad_symbolic_amounts",)),
+    Row("op", "special functions",
+        "erfc, erfcx, log_ndtr, erfinv, ndtri; lgamma, digamma, polygamma, mvlgamma, zeta; Bessel "
+        "I0/I1/K0/K1 (scaled), J0/J1/Y0/Y1, spherical j0, airy_ai; Chebyshev T/U/V/W (shifted), "
+        "Hermite H/He, Laguerre/Legendre with a Python degree: float32 (float16/bfloat16 through "
+        "float32) on `?` dims; the oscillating ones NaN past |x| = 1.5e7",
+        ("test_special_functions.py::test_error_function_family",
+         "test_special_functions.py::test_inverse_error_functions",
+         "test_special_functions.py::test_gamma_family",
+         "test_special_functions.py::test_polygamma_via_zeta",
+         "test_special_functions.py::test_mvlgamma_and_zeta",
+         "test_special_functions.py::test_bessel_family",
+         "test_special_functions.py::test_oscillating_functions_past_the_sincos_range_are_nan",
+         "test_special_functions.py::test_orthogonal_polynomials",
+         "test_special_functions.py::test_polynomials_with_a_python_degree",
+         "test_special_functions.py::test_dtypes_follow_eager")),
+    Row("op", "sign and bit ops, fftshift",
+        "copysign, signbit, frexp, nextafter bit-exact through float32 bits (negative NaNs, "
+        "subnormals); hypot, angle; fftshift / ifftshift over `?` axes",
+        ("test_special_functions.py::test_sign_and_bit_ops_are_exact",
+         "test_special_functions.py::test_fftshift_over_dynamic_axes")),
     Row("op", "creation",
-        "arange / full / zeros / ones / new_zeros / empty with symbolic sizes; tril / triu; cumsum",
+        "arange / full / zeros / ones / new_zeros / empty with symbolic sizes; tril / triu; cumsum "
+        "(also over unbounded axes)",
         ("test_core_models.py::test_arange_positions",
-         "test_transformer_ops.py::test_creation_tril_cumsum")),
+         "test_transformer_ops.py::test_creation_tril_cumsum",
+         "test_transformer_ops.py::test_cumsum_unbounded_axes")),
     Row("op", "reductions",
         "sum, mean, max, amax, argmax, var, std over `?` dims; softmax / log_softmax",
         ("test_core_models.py::test_softmax", "test_transformer_ops.py::test_reductions_softmax")),
     Row("op", "matmul family",
-        "matmul / bmm / linear / addmm / baddbmm with `?` batch and sequence",
-        ("test_core_models.py::test_mlp", "test_transformer_ops.py::test_matmul_family")),
+        "matmul / bmm / linear / addmm / baddbmm with `?` batch and sequence; bmm over a contracting size of 1",
+        ("test_core_models.py::test_mlp", "test_transformer_ops.py::test_matmul_family",
+         "test_transformer_ops.py::test_matmul_unit_contraction")),
     Row("op", "attention",
         "scaled_dot_product_attention (causal, with a mask), hand-written attention",
         ("test_core_models.py::test_attention_dynamic_batch_seq",
@@ -95,6 +154,10 @@ ROWS: tuple[Row, ...] = (
         ("test_transformer_ops.py::test_norms_embedding_gather_scatter",
          "test_gaps_indexing.py::test_dynamic_indexing_on_dynamic_operands",
          "test_gaps_gather.py::test_gather_with_batch_h_w_dynamic")),
+    Row("op", "negative and multi-axis indices",
+        "`x[:, i, j]`, `x[i, :, j]`, broadcast index tensors, constant `[-2]`, take, index_fill, "
+        "index_put (also accumulate) with indices in [-n, n), every axis `?`",
+        ("test_negative_indices.py::test_negative_and_multi_axis_indices",)),
     Row("op", "convolution",
         "conv1d / conv2d (stride, padding, dilation, groups, depthwise, transposed) with `?` batch "
         "and spatial dims",
@@ -102,18 +165,21 @@ ROWS: tuple[Row, ...] = (
          "test_cnn_ops.py::test_conv_transpose2d", "test_cnn_ops.py::test_conv1d_stride_padding",
          "test_cnn_ops.py::test_iree_input_lowers_dynamic_windows_to_linalg")),
     Row("op", "convolution (grouped, depthwise, 3-D)",
-        "grouped / depthwise conv1d (wav2vec2) and conv2d, transposed conv1d, conv3d over `?` batch "
+        "grouped / depthwise conv1d (wav2vec2) and conv2d (also with only the batch `?`), transposed conv1d, conv3d over `?` batch "
         "and spatial dims",
-        ("test_conv_dynamic.py::test_grouped_depthwise_conv3d_dynamic",)),
+        ("test_conv_dynamic.py::test_grouped_depthwise_conv3d_dynamic",
+         "test_conv_dynamic.py::test_grouped_conv_batch_only_dynamic")),
     Row("op", "pooling",
         "max / avg pooling (stride, padding, count_include_pad), adaptive avg pooling to 1x1",
         ("test_cnn_ops.py::test_pooling", "test_cnn_ops.py::test_max_pool2d_dynamic_batch_only")),
     Row("op", "pooling options",
         "max / avg pool 1-D, 2-D, 3-D crossed over ceil_mode, dilation, padding, count_include_pad, "
-        "divisor_override, return_indices (batch only), at sizes where ceil_mode changes the output",
+        "divisor_override, return_indices (also over `?` spatial dims, with NaN, and the "
+        "backward op), at sizes where ceil_mode changes the output",
         ("test_pooling_options.py::test_max_pool2d", "test_pooling_options.py::test_avg_pool2d",
          "test_pooling_options.py::test_max_pool1d_batch", "test_pooling_options.py::test_avg_pool1d",
-         "test_pooling_options.py::test_pool3d")),
+         "test_pooling_options.py::test_pool3d",
+         "test_pooling_options.py::test_max_pool_indices_dynamic_spatial")),
     Row("op", "as_strided",
         "as_strided with symbolic sizes that is a reshape / permute of a contiguous tensor "
         "(Swin's pooler)",
@@ -122,15 +188,54 @@ ROWS: tuple[Row, ...] = (
         "adaptive_avg_pool2d to (2, 3), 7, (1, 4) over `?` batch and H/W, incl. H/W not divisible "
         "by the output and smaller than it",
         ("test_gaps_cnn.py::test_adaptive_avg_pool2d_other_sizes",)),
+    Row("op", "adaptive pooling (max, avg; 1-D, 2-D, 3-D)",
+        "adaptive max pooling with indices and adaptive avg pooling to sizes that do not divide "
+        "the input, over `?` dims, with NaN and inf inputs",
+        ("test_shapes_views.py::test_adaptive_pools_with_nan_and_inf",)),
     Row("op", "interpolate (scale 2)", "nearest and bilinear, scale_factor=2, with skip concats",
         ("test_cnn_ops.py::test_interpolate_scale2", "test_cnn_ops.py::test_upsample_concat_skip")),
     Row("op", "interpolate (size=, fractional scale)",
         "nearest with `size=` from the input's sizes (`2*h`, `h+3`, `3*w`) or another tensor's "
         "shape, 1-D and 2-D; scale factors that are short binary fractions (1.5, 2.5)",
         ("test_gaps_pad_interp.py::test_nearest_interpolate_to_symbolic_size",)),
+    Row("op", "interpolate (linear, bilinear, bicubic, trilinear, nearest-exact)",
+        "to sizes derived from `?` dims, constant sizes with align_corners, short binary-fraction "
+        "scales; other fractional scales (1.7) on `?` axes are refused naming the op",
+        ("test_shapes_views.py::test_interpolations_to_symbolic_sizes",
+         "test_shapes_views.py::test_interpolation_by_non_binary_scale_is_refused_by_name")),
     Row("op", "size arithmetic",
         "`+ - * // %`, max / min, ceil-div, sizes shared across inputs, derived dims `2*h`, `h+1`",
         ("test_transformer_ops.py::test_size_arithmetic_shared_derived_dims",)),
+    Row("op", "sorting and selection",
+        "sort (stable, descending), argsort, msort, topk, kthvalue, median / nanmedian (with and "
+        "without dim), mode over `?` dims: NaN sorts largest, ties in input order; where eager's "
+        "pick among equal elements is unspecified, indices naming equal values",
+        ("test_sort_select.py::test_sort_argsort_msort_topk_kthvalue",
+         "test_sort_select.py::test_median_nanmedian_mode",
+         "test_sort_select.py::test_ties_pick_equal_values")),
+    Row("op", "scans",
+        "cumprod, logcumsumexp, cummax / cummin (values, last-occurrence indices, NaN), "
+        "linalg.vander along bounded (triangle) and unbounded (log-step) `?` axes",
+        ("test_scans.py::test_cumprod_logcumsumexp_cummax_cummin_vander",)),
+    Row("op", "scatter reductions",
+        "scatter_reduce sum / prod / mean / amax / amin with and without self, integer mean, "
+        "index_reduce, scatter(reduce=), put (accumulate, negative indices), masked_scatter, "
+        "two scatters into equal zeros",
+        ("test_scatter_reduce.py::test_scatter_reduce_index_reduce_put_masked_scatter",)),
+    Row("op", "embedding bags and segments",
+        "embedding with max_norm, embedding_bag sum / mean / max (padding_idx, per-sample weights, "
+        "include_last_offset, empty bags), segment_reduce with lengths (initial, empty segments), "
+        "nonzero_static",
+        ("test_scatter_reduce.py::test_embedding_bag_segment_reduce_nonzero_static",)),
+    Row("op", "norms and distances",
+        "vector_norm (2, 1, inf, -inf, 0, 3.5), norm / fro, dist, cdist (p = 2, 1, inf, 0), pdist, "
+        "rms_norm, addmv over `?` dims",
+        ("test_norms_search.py::test_norms_distances_addmv",)),
+    Row("op", "closeness, search, histograms",
+        "isclose (NaN, inf, equal_nan, rtol / atol), fmax / fmin (NaN, broadcast), searchsorted "
+        "(left / right, 1-d sequence, NaN in the sequence), histc, histogram (range, weight, "
+        "density)",
+        ("test_norms_search.py::test_isclose_fmax_searchsorted_histograms",)),
     # --- data-dependent sizes and unsupported ops ---------------------------------------------
     Row("data-dependent", "nonzero, masked_select (`x[mask]`), unique",
         "output size depends on tensor values: rejected up front, the error names the aten op, "
@@ -143,11 +248,24 @@ ROWS: tuple[Row, ...] = (
     Row("data-dependent", "ops without a StableHLO lowering (e.g. fft)",
         "the error names the op and its source location, never a half-converted module",
         ("test_unsupported.py::test_op_without_stablehlo_lowering_is_named_with_location",)),
-    Row("data-dependent", "grouped conv3d, max pool with return_indices, over `?` spatial dims",
-        "no lowering IREE 3.13 compiles (grouped 3-D linalg conv; indices hit IREE's 64 push "
-        "constants): the error names the op",
-        ("test_conv_dynamic.py::test_grouped_conv3d_dynamic_refused",
-         "test_pooling_options.py::test_max_pool2d_indices_dynamic_hw_refused")),
+    Row("data-dependent", "loops bounded by a data value; float64 special functions",
+        "Laguerre/Legendre with a tensor degree, igamma/igammac (their loops have no static "
+        "bound), and the special functions on float64 (float32 algorithms only)",
+        ("test_special_functions.py::test_unbounded_loops_and_float64_refused",)),
+    Row("data-dependent", "grouped conv3d over `?` spatial dims",
+        "no lowering IREE 3.13 compiles (grouped 3-D linalg conv): the error names the op",
+        ("test_conv_dynamic.py::test_grouped_conv3d_dynamic_refused",)),
+    Row("data-dependent", "complex32 (chalf)",
+        "StableHLO has no complex<f16>: the error names the op and its source line",
+        ("test_shapes_views.py::test_complex32_is_refused_by_name",)),
+    Row("data-dependent", "convolution with a dynamic kernel, ops torch cannot retrace",
+        "a conv weight exported with `?` kernel axes (torch-mlir and IREE need a static window), "
+        "resize_as_: the error names the op and its source line",
+        ("test_shapes_views.py::test_dynamic_kernel_and_failed_retrace_are_refused_by_name",
+         "test_sort_select.py::test_transposed_conv_with_dynamic_kernel_is_refused")),
+    Row("data-dependent", "Python-number outputs (Tensor.item())",
+        "a non-tensor output: the error names the op and its source line",
+        ("test_shapes_views.py::test_python_number_output_is_refused_by_name",)),
     Row("data-dependent", "as_strided with overlapping windows",
         "a symbolic as_strided that is no reshape / permute (unfold-like windows): the error "
         "names aten.as_strided and its source line",

@@ -8,7 +8,9 @@ parameters, SymInt sizes and wrapped Python scalars, in the order it met them. T
  * finds the user's tensors by identity among the compiled frame's arguments, so `inputs[k]`
    applies to the k-th tensor argument of the user's function whatever order dynamo chose;
  * keeps parameters and buffers as constants, computes SymInt placeholders from the tensor sizes
-   they came from, and passes other tensors (wrapped floats, globals) through as inputs;
+   they came from, specializes free ints and the Python scalars dynamo wraps as 0-d tensors
+   (attention's `self.scaling`, a float argument) per value (one compile per value seen), and
+   passes other tensors (globals) through as inputs;
  * exports a wrapper around the graph with torch.export, with one Dim per dynamo symbol (its range
    intersected with the user's Input ranges, named by the Input's dims), and compiles it once.
 Calls outside the ranges raise symhlo.ShapeError before anything runs.
@@ -23,7 +25,7 @@ from typing import Any, Callable, Sequence
 import sympy
 import torch
 
-from .errors import CompileError, ShapeError
+from .errors import CompileError, ShapeError, SymhloError
 from .inputs import Input
 
 _OPTION_KEYS = ("target", "target_arch", "inputs", "iree_flags", "verbose")
@@ -61,13 +63,15 @@ def symhlo_backend(gm: torch.fx.GraphModule, example_inputs: Sequence[Any], **kw
         raise ValueError("symhlo backend: Input(profiles=...) is for symhlo.compile; torch.compile "
                          "takes one range per axis")
     _bump("backend_graphs")
-    plan = _GraphPlan(gm, list(example_inputs), list(inputs or []))
-    return _Compiled(plan, options)
+    args = (gm, list(example_inputs), list(inputs or []))
+    plan = _GraphPlan(*args)
+    candidates = frozenset(plan.scalar_candidates)  # read now: exporting drops dynamo's metadata
+    return _Compiled(plan, options, lambda: _GraphPlan(*args, specialize_scalars=candidates))
 
 
 # -- reading dynamo's graph -----------------------------------------------------------------------
 
-_CONST, _TENSOR, _SIZE, _INT = "const", "tensor", "size", "int"
+_CONST, _TENSOR, _SIZE, _INT, _SCALAR = "const", "tensor", "size", "int", "scalar"
 
 
 def _frame():
@@ -120,6 +124,17 @@ def _is_module_state(node) -> bool:
     return ("._parameters[" in text or "._buffers[" in text or isinstance(ga.example, torch.nn.Parameter))
 
 
+def _read_as_scalar(node) -> bool:
+    """True when the graph turns placeholder `node` back into a Python number (`.item()`)."""
+    for user in node.users:
+        if user.op == "call_method" and user.target == "item":
+            return True
+        if user.op == "call_function" and user.target in (torch.ops.aten.item.default,
+                                                          torch.ops.aten._local_scalar_dense.default):
+            return True
+    return False
+
+
 def _ident(text: str) -> str:
     s = re.sub(r"\W+", "_", text).strip("_") or "t"
     return s if s[0].isalpha() or s[0] == "_" else f"t_{s}"
@@ -128,7 +143,8 @@ def _ident(text: str) -> str:
 class _GraphPlan:
     """What each placeholder is, the exported module's inputs, their Dims and Input ranges."""
 
-    def __init__(self, gm, example_inputs: list, inputs: list[Input]):
+    def __init__(self, gm, example_inputs: list, inputs: list[Input], *,
+                 specialize_scalars: frozenset = frozenset()):
         self.gm = gm
         placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
         if len(placeholders) != len(example_inputs):
@@ -150,6 +166,8 @@ class _GraphPlan:
         user_slots: list[tuple[int, int]] = []  # (user position, placeholder index)
         extra_slots: list[int] = []
         self.constants: list[torch.Tensor] = []
+        self.scalar_candidates: list[int] = []
+        self.specialized = bool(specialize_scalars)
         for i, (node, ex) in enumerate(zip(placeholders, example_inputs)):
             val = node.meta.get("example_value")
             ga = node.meta.get("grapharg")
@@ -158,6 +176,18 @@ class _GraphPlan:
                 self.kinds.append((_INT, val, ex))
             elif not isinstance(val, torch.Tensor) and not isinstance(ex, torch.Tensor):
                 self.kinds.append((_INT, val, ex))
+            elif i in specialize_scalars:
+                self.kinds.append((_SCALAR, ex.dtype))
+            elif (ga is not None and getattr(ga, "pass_arg_as_tensor", False)
+                  and isinstance(ex, torch.Tensor) and ex.dim() == 0 and _read_as_scalar(node)):
+                # a Python scalar dynamo passes as a 0-d tensor and the graph reads back with
+                # `.item()`. A runtime input by default (`x * scale` traces with the value
+                # unknown); where torch.export must guard on the value (attention's
+                # `self.scaling` as sdpa's scale) the plan is rebuilt with it specialized per
+                # value, like free ints.
+                self.scalar_candidates.append(i)
+                extra_slots.append(i)
+                self.kinds.append((_TENSOR,))
             elif not resumed and id(real) in by_id:
                 user_slots.append((by_id[id(real)], i))
                 self.kinds.append((_TENSOR,))
@@ -188,6 +218,7 @@ class _GraphPlan:
         self.examples = [_materialize(example_inputs[i], self.fakes[j]) for j, i in enumerate(self.order)]
         # SymInt placeholders: a size of one of the tensors, or a free int (specialized per value).
         self.int_slots: list[int] = []
+        self.scalar_slots = [i for i, kind in enumerate(self.kinds) if kind[0] == _SCALAR]
         for i, kind in enumerate(self.kinds):
             if kind[0] != _INT:
                 continue
@@ -320,7 +351,8 @@ class _Wrapper(torch.nn.Module):
 
     def __init__(self, plan: _GraphPlan, int_values: dict[int, int]):
         super().__init__()
-        self.graph_module = plan.gm
+        self.graph_module = _with_scalars_folded(plan.gm, {
+            i: int_values[i] for i, kind in enumerate(plan.kinds) if kind[0] == _SCALAR})
         for k, c in enumerate(plan.constants):
             self.register_buffer(f"c{k}", c, persistent=True)
         self._kinds = plan.kinds
@@ -336,9 +368,32 @@ class _Wrapper(torch.nn.Module):
                 full.append(getattr(self, f"c{kind[1]}"))
             elif kind[0] == _SIZE:
                 full.append(tensors[kind[1]].size(kind[2]))
+            elif kind[0] == _SCALAR:  # folded into the graph (its `.item()` reads are gone)
+                full.append(torch.zeros((), dtype=kind[1]))
             else:
                 full.append(self._ints[i])
         return self.graph_module(*full)
+
+
+def _with_scalars_folded(gm, values: dict[int, float]):
+    """A copy of `gm` in which each `.item()` of placeholder i (in `values`) is the number
+    values[i]; `gm` itself when there is nothing to fold."""
+    if not values:
+        return gm
+    import copy
+
+    graph = copy.deepcopy(gm.graph)
+    placeholders = [n for n in graph.nodes if n.op == "placeholder"]
+    for i, value in values.items():
+        for item in [u for u in placeholders[i].users if u.op in ("call_method", "call_function")]:
+            if item.target not in ("item", torch.ops.aten.item.default,
+                                   torch.ops.aten._local_scalar_dense.default):
+                continue
+            for user in list(item.users):
+                user.args = torch.fx.node.map_arg(user.args, lambda a: value if a is item else a)
+                user.kwargs = torch.fx.node.map_arg(user.kwargs, lambda a: value if a is item else a)
+            graph.erase_node(item)
+    return torch.fx.GraphModule(gm, graph)
 
 
 def _wrapper_class(arg_names: list[str]) -> type:
@@ -359,16 +414,17 @@ def _wrapper_class(arg_names: list[str]) -> type:
 class _Compiled:
     """The callable handed back to dynamo: selects tensors, checks shapes, runs IREE."""
 
-    def __init__(self, plan: _GraphPlan, options: dict):
+    def __init__(self, plan: _GraphPlan, options: dict, specialized_plan: Callable[[], _GraphPlan]):
         self.plan = plan
         self.options = options
+        self._specialized_plan = specialized_plan
         self.modules: dict[tuple, Any] = {}
         # Export and compile on the first call, outside dynamo's tracing: a torch.export run
         # inside it would add its range guards to dynamo's shape env (and calls outside the
         # range would then recompile instead of raising ShapeError).
 
     def _build(self, int_values: dict[int, int]):
-        from .compiler import _bump, compile as symhlo_compile
+        from .compiler import compile as symhlo_compile
         from .export import export as symhlo_export
 
         plan, opts = self.plan, self.options
@@ -388,10 +444,20 @@ class _Compiled:
 
     def __call__(self, *args):
         plan = self.plan
-        key = tuple(int(args[i]) for i in plan.int_slots)
+        key = tuple(int(args[i]) for i in plan.int_slots) + \
+            tuple(args[i].item() for i in plan.scalar_slots)
         cm = self.modules.get(key)
         if cm is None:
-            cm = self.modules[key] = self._build(dict(zip(plan.int_slots, key)))
+            try:
+                cm = self._build(dict(zip(plan.int_slots + plan.scalar_slots, key)))
+            except SymhloError as e:
+                if plan.specialized or not plan.scalar_candidates or \
+                        "GuardOnDataDependentSymNode" not in str(e):
+                    raise
+                self.plan = self._specialized_plan()
+                self.modules.clear()
+                return self(*args)
+            self.modules[key] = cm
         out = cm(*[args[i] for i in plan.order])
         return out if isinstance(out, (tuple, list)) else (out,)
 

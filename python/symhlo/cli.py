@@ -74,6 +74,25 @@ def _check_pt2_pickles(path: str) -> None:
                            f"{type(e).__name__}: {e}") from None
 
 
+def _register_standin_pytree_types(path: str) -> None:
+    """Stand-ins (symhlo.standins) for the container types the archive's treespecs name that
+    this process has not registered: torch.export.load fails on them otherwise (every
+    transformers model's .pt2: "Deserializing ...CausalLMOutputWithPast in pytree is not
+    registered"). The type names are read as text from the archive's program JSON."""
+    import re
+    import zipfile
+
+    from .standins import register_standins
+
+    try:
+        with zipfile.ZipFile(path) as z:
+            texts = [z.read(n).decode("utf-8", "replace") for n in z.namelist()
+                     if n.endswith(".json") and "/models/" in "/" + n]
+    except (zipfile.BadZipFile, OSError, ValueError):
+        return
+    register_standins(m for t in texts for m in re.findall(r'\\"type\\": \\"([\w.]+)\\"', t))
+
+
 def _load_pt2(path: str):
     import torch
 
@@ -81,6 +100,7 @@ def _load_pt2(path: str):
     if not p.is_file():
         raise CliError(f"{path}: error: no such file")
     _check_pt2_pickles(str(p))
+    _register_standin_pytree_types(str(p))
     try:
         return torch.export.load(str(p))
     except Exception as e:
@@ -94,7 +114,7 @@ def _read_mlir(path: str) -> str:
         raise CliError(f"{path}: error: no such file")
     data = p.read_bytes()
     if data.startswith(b"ML\xefR"):
-        from .opt import ParseFailure, read_bytecode_isolated
+        from .mlir_input import ParseFailure, read_bytecode_isolated
 
         try:  # in a child process: MLIR's bytecode reader can hang or crash on a crafted file
             data = read_bytecode_isolated(data, path, portable=True, locations=False).encode()
@@ -114,7 +134,7 @@ def _parse_check(text: str, path: str) -> None:
     from torch_mlir import ir
     from symhlo.passes.ir_util import new_context
 
-    from .opt import check_source_limits
+    from .mlir_input import check_source_limits
 
     problems = check_source_limits(text, path)  # inputs that would crash the parser
     if problems:

@@ -82,8 +82,12 @@ class Signature:
     _plain: bool | None = field(default=None, repr=False, compare=False)
 
     def to_json(self) -> dict:
+        # A spec that did not serialize is left out, not stored as None: None becomes a UnitAttr,
+        # which VHLO cannot hold (a program returning torch.return_types.sort had no artifact).
+        specs = {k: v for k, v in (("in_spec", self.in_spec), ("out_spec", self.out_spec))
+                 if v is not None}
         return {"arg_names": self.arg_names, "num_positional": self.num_positional,
-                "leaves": self.leaves, "in_spec": self.in_spec, "out_spec": self.out_spec}
+                "leaves": self.leaves, **specs}
 
     @classmethod
     def from_json(cls, data: dict) -> "Signature":

@@ -51,21 +51,10 @@ def upsample_nearest_vec(x: torch.Tensor, output_size, scale_factors) -> torch.T
     return x[tuple(index)].expand(expanded).reshape(merged)
 
 
-def _adaptive_weights(n, o: int, dtype: torch.dtype) -> torch.Tensor:
-    """(o, n) averaging matrix of adaptive pooling: row i is 1/len over [i*n//o, ceil((i+1)*n/o))."""
-    i = torch.arange(o, dtype=torch.int64)
-    j = torch.arange(n, dtype=torch.int64)
-    start = (i * n) // o
-    end = ((i + 1) * n + (o - 1)) // o
-    mask = (j[None, :] >= start[:, None]) & (j[None, :] < end[:, None])
-    return mask.to(dtype) / (end - start)[:, None].to(dtype)
-
-
 def adaptive_avg_pool2d(x: torch.Tensor, output_size) -> torch.Tensor:
-    """aten._adaptive_avg_pool2d over `?` H/W to a size other than 1x1 -> two averaging matmuls.
-
-    out = P_h @ x @ P_w^T with P_h (oh, H), P_w (ow, W) built from arange(H), arange(W) and the
-    window bounds torch uses (start = i*H // oh, end = ceil((i+1)*H / oh)). torch's own
+    """aten._adaptive_avg_pool2d over `?` H/W to a size other than 1x1 -> a masked window mean
+    per axis (symhlo.pooling.adaptive_mean_along), with the window bounds torch uses (start =
+    i*H // oh, end = ceil((i+1)*H / oh)). torch's own
     decomposition branches in Python on the SymInt sizes: H % oh == 0 picks avg_pool2d with the
     example's kernel, otherwise a gather whose window loop is unrolled to the example's longest
     window. Those guards land only in ep._guards_code, so its graph is right at the example's
@@ -76,10 +65,11 @@ def adaptive_avg_pool2d(x: torch.Tensor, output_size) -> torch.Tensor:
     if x.dim() not in (3, 4) or out is None or out == [1, 1] \
             or all(isinstance(s, int) for s in x.shape[-2:]):
         return NotImplemented
-    h, w = x.shape[-2:]
-    ph = _adaptive_weights(h, out[0], x.dtype)                # (oh, H)
-    pw = _adaptive_weights(w, out[1], x.dtype)                # (ow, W)
-    return torch.matmul(torch.matmul(ph, x), pw.transpose(0, 1))
+    from .pooling import adaptive_mean_along
+
+    # A masked mean per axis (not P_h @ x @ P_w^T: its zero weights spread an inf or NaN to
+    # every window, 0 * inf = NaN).
+    return adaptive_mean_along(adaptive_mean_along(x, x.dim() - 2, out[0]), x.dim() - 1, out[1])
 
 
 def native_group_norm(x, weight, bias, n, c, hw, group: int, eps: float):
@@ -372,11 +362,19 @@ def clamp_tensor(x, min=None, max=None):
 
 def symhlo_decompositions() -> dict[torch._ops.OpOverload, Callable]:
     """The decompositions symhlo applies on top of torch-mlir's table."""
+    from .decomp_select import select_decompositions
+    from .decomp_shapes import shape_decompositions
+    from .indexing import indexing_decompositions
     from .pooling import pooling_decompositions
+    from .special import special_decompositions
     from .views import as_strided_view
 
     return {
         **pooling_decompositions(),
+        **shape_decompositions(),
+        **indexing_decompositions(),
+        **special_decompositions(),
+        **select_decompositions(),
         aten.as_strided.default: as_strided_view,
         aten.upsample_nearest1d.vec: upsample_nearest,
         aten.upsample_nearest2d.vec: upsample_nearest,

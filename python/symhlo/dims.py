@@ -7,6 +7,7 @@ spelling (Dim names) and checks a call's actual sizes before anything runs.
 
 from __future__ import annotations
 
+import math
 import re
 
 from dataclasses import dataclass, field
@@ -104,6 +105,16 @@ class SymbolTable:
         self.signature = None
         # Exporter shape assertions checked after the rules above (symhlo.shape_assertions).
         self.assertions: list[dict] = []
+        # torch.export guards on input sizes no relation could express (none is checked).
+        self.unchecked_guards: list[str] = []
+
+    def add_relations(self, relations: Sequence[str]) -> None:
+        """Adds relations (over the internal symbol names) to check at call time."""
+        for r in relations:
+            if r not in self.relations:
+                self.relations.append(r)
+                self._relation_checks.append(parse_relation(r))
+        self.invalidate()
 
     def invalidate(self) -> None:
         """Call after editing inputs/ranges/names in place: the check plan is rebuilt."""
@@ -351,6 +362,7 @@ class SymbolTable:
 
 _SHAPE_FUNCS = {"Mod": sympy.Mod, "PythonMod": sympy.Mod, "floor": sympy.floor,
                 "ceiling": sympy.ceiling, "Max": sympy.Max, "Min": sympy.Min,
+                "max": sympy.Max, "min": sympy.Min,   # torch.export's guard code: Python's
                 "FloorDiv": lambda a, b: sympy.floor(a / b), "CeilDiv": lambda a, b: sympy.ceiling(a / b)}
 
 
@@ -401,10 +413,149 @@ def parse_shape_expr(text: str) -> sympy.Expr:
         raise ValueError(f"size expression nested too deeply: {text[:80]!r}") from None
 
 
+def exact_evaluator(expr: sympy.Expr):
+    """A size expression -> `f(values) -> int`, computed exactly on ints (Fractions where the
+    expression has a rational constant), without sympy at call time: a relation is checked on
+    every call, and sympy's xreplace takes ~1 ms.
+
+    Reads Integer / Rational / Symbol, + and * (Add, Mul), small integer powers, floor, ceiling,
+    Mod, Max, Min; an expression with anything else is evaluated by sympy.
+    """
+    import math
+    from fractions import Fraction
+
+    def build(e):
+        if e.is_Integer or e.is_Rational:
+            c = int(e.p) if int(e.q) == 1 else Fraction(int(e.p), int(e.q))
+            return lambda env: c
+        if e.is_Symbol:
+            name = str(e)
+            return lambda env: env[name]
+        parts = [build(a) for a in e.args]
+        if isinstance(e, sympy.Add):
+            return lambda env: sum(p(env) for p in parts)
+        if isinstance(e, sympy.Mul):
+            return lambda env: math.prod(p(env) for p in parts)
+        if isinstance(e, sympy.Pow) and e.exp.is_Integer and 0 <= int(e.exp) <= 8:
+            base, k = parts[0], int(e.exp)
+            return lambda env: base(env) ** k
+        if isinstance(e, sympy.floor):
+            return lambda env: math.floor(parts[0](env))
+        if isinstance(e, sympy.ceiling):
+            return lambda env: math.ceil(parts[0](env))
+        name = type(e).__name__
+        if isinstance(e, sympy.Mod) or name in ("PythonMod", "Mod"):
+            return lambda env: parts[0](env) % parts[1](env)
+        if name in ("FloorDiv", "CleanDiv") and len(parts) == 2:
+            return lambda env: math.floor(Fraction(parts[0](env)) / parts[1](env))
+        if name == "CeilDiv" and len(parts) == 2:
+            return lambda env: math.ceil(Fraction(parts[0](env)) / parts[1](env))
+        if isinstance(e, (sympy.Max, sympy.Min)):
+            pick = max if isinstance(e, sympy.Max) else min
+            return lambda env: pick(p(env) for p in parts)
+        raise ValueError(type(e).__name__)
+
+    try:
+        fn = build(expr)
+    except (ValueError, TypeError, AttributeError):
+        return lambda env: int(expr.xreplace({x: env[str(x)] for x in expr.free_symbols}))
+
+    return lambda env: int(fn(env))   # int() truncates a non-integer, as int(sympy value) does
+
+
+def exact_condition(cond):
+    """A sympy condition (a comparison of size expressions, And / Or / Not of them, true /
+    false) -> `f(values) -> bool`, evaluated with exact_evaluator; None for anything else."""
+    import operator
+
+    cmps = {sympy.Eq: operator.eq, sympy.Ne: operator.ne, sympy.Lt: operator.lt,
+            sympy.Le: operator.le, sympy.Gt: operator.gt, sympy.Ge: operator.ge}
+    if cond in (sympy.true, True):
+        return lambda env: True
+    if cond in (sympy.false, False):
+        return lambda env: False
+    for kind, op in cmps.items():
+        if isinstance(cond, kind):
+            a, b = exact_evaluator(cond.lhs), exact_evaluator(cond.rhs)
+            return lambda env: op(a(env), b(env))
+    if isinstance(cond, (sympy.And, sympy.Or)):
+        parts = [exact_condition(c) for c in cond.args]
+        if any(p is None for p in parts):
+            return None
+        if isinstance(cond, sympy.And):
+            return lambda env: all(p(env) for p in parts)
+        return lambda env: any(p(env) for p in parts)
+    if isinstance(cond, sympy.Not):
+        inner = exact_condition(cond.args[0])
+        return None if inner is None else (lambda env: not inner(env))
+    return None
+
+
+# Functions torch.export's guard code calls on sizes, evaluated with Python's own semantics.
+_GUARD_FUNCS = {"math.trunc": math.trunc, "math.floor": math.floor, "math.ceil": math.ceil,
+                "torch.sym_float": float, "float": float, "int": int, "abs": abs,
+                "max": max, "min": min, "torch.sym_max": max, "torch.sym_min": min}
+
+
+def python_number_evaluator(node, syms: set, text: str):
+    """An AST of a guard's number expression -> `f(values)`, evaluated with Python's int and
+    float arithmetic (what torch's guard code computes at call time), never with eval.
+
+    Reads int / float literals, symbol names, + - * / // % (and ** with a small literal
+    exponent), unary -, and calls of _GUARD_FUNCS.
+
+    Raises:
+      ValueError: anything else.
+    """
+    import ast
+    import operator
+
+    binops = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
+              ast.Div: operator.truediv, ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod}
+
+    def name_of(f) -> str | None:
+        if isinstance(f, ast.Name):
+            return f.id
+        if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name):
+            return f"{f.value.id}.{f.attr}"
+        return None
+
+    def build(n, depth=0):
+        if depth > 64:
+            raise ValueError(f"guard expression nested too deeply: {text[:80]!r}")
+        if isinstance(n, ast.Constant) and type(n.value) in (int, float):
+            v = n.value
+            return lambda env: v
+        if isinstance(n, ast.Name) and not n.id.startswith("_") and n.id not in _GUARD_FUNCS:
+            syms.add(n.id)
+            name = n.id
+            return lambda env: env[name]
+        if isinstance(n, ast.UnaryOp) and isinstance(n.op, (ast.USub, ast.UAdd)):
+            inner = build(n.operand, depth + 1)
+            return (lambda env: -inner(env)) if isinstance(n.op, ast.USub) else inner
+        if isinstance(n, ast.BinOp) and type(n.op) in binops:
+            a, b, op = build(n.left, depth + 1), build(n.right, depth + 1), binops[type(n.op)]
+            return lambda env: op(a(env), b(env))
+        if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Pow) and isinstance(n.right, ast.Constant) \
+                and type(n.right.value) is int and 0 <= n.right.value <= 8:
+            a, k = build(n.left, depth + 1), n.right.value
+            return lambda env: a(env) ** k
+        if isinstance(n, ast.Call) and name_of(n.func) in _GUARD_FUNCS and not n.keywords \
+                and 1 <= len(n.args) <= 8:
+            fn = _GUARD_FUNCS[name_of(n.func)]
+            args = [build(a, depth + 1) for a in n.args]
+            return lambda env: fn(*[a(env) for a in args])
+        raise ValueError(f"not a size relation: {text[:80]!r} (unexpected {type(n).__name__})")
+
+    return build(node)
+
+
 def parse_relation(text: str):
     """`s0 <= s1 and s2 % 2 == 0` -> (text, holds(values) -> bool, symbol names), without eval.
 
-    Only comparisons of size expressions (parse_shape_expr's grammar) joined by and / or / not.
+    Only comparisons joined by and / or / not, of size expressions (parse_shape_expr's grammar)
+    or of the float expressions torch.export guards with (python_number_evaluator's grammar:
+    `math.trunc(1.7 * torch.sym_float(s0)) == 6`).
 
     Raises:
       ValueError: anything else.
@@ -421,9 +572,14 @@ def parse_relation(text: str):
     syms: set[str] = set()
 
     def expr(n: ast.AST):
-        e = parse_shape_expr(ast.get_source_segment(text.strip(), n) or "")
+        """An evaluator of one side: exact integer arithmetic for a size expression, else
+        Python's own float arithmetic for torch.export's float guards."""
+        try:
+            e = parse_shape_expr(ast.get_source_segment(text.strip(), n) or "")
+        except ValueError:
+            return python_number_evaluator(n, syms, text)
         syms.update(str(x) for x in e.free_symbols)
-        return e
+        return exact_evaluator(e)
 
     def build(n: ast.AST):
         if isinstance(n, ast.BoolOp):
@@ -435,11 +591,11 @@ def parse_relation(text: str):
             inner = build(n.operand)
             return lambda env: not inner(env)
         if isinstance(n, ast.Compare) and all(type(o) in cmps for o in n.ops):
-            sides = [expr(n.left)] + [expr(c) for c in n.comparators]
+            fns = [expr(n.left)] + [expr(c) for c in n.comparators]
             ops = [cmps[type(o)] for o in n.ops]
 
-            def holds(env, sides=sides, ops=ops):
-                vals = [int(e.xreplace({x: env[str(x)] for x in e.free_symbols})) for e in sides]
+            def holds(env, fns=fns, ops=ops):
+                vals = [f(env) for f in fns]
                 return all(op(a, b) for op, a, b in zip(ops, vals, vals[1:]))
             return holds
         raise ValueError(f"not a size relation: {text[:80]!r} (unexpected {type(n).__name__})")
@@ -448,10 +604,24 @@ def parse_relation(text: str):
     return text, holds, frozenset(syms)
 
 
-def relations_from_guards(ep, inputs: list[InputSpec]) -> list[str]:
+# A guard's size reference: `L['x'].size()[0]`, or inside a list / tuple / dict argument
+# `L['tensors'][1].size()[0]`, `L['inputs']['mask'].size()[1]`.
+_GUARD_SIZE = re.compile(r"L\['([^']+)'\]((?:\[(?:\d+|'[^']*')\])*)\.size\(\)\[(\d+)\]")
+
+
+def _placeholder_name(root: str, path: str) -> str:
+    """torch.export's placeholder name for the input at `L[root]<path>`: the root and each list
+    index or dict key joined by `_` (`L['tensors'][1]` -> `tensors_1`)."""
+    keys = re.findall(r"\[(\d+|'[^']*')\]", path)
+    return "_".join([root] + [k.strip("'") for k in keys])
+
+
+def relations_from_guards(ep, inputs: list[InputSpec], unparsed: list | None = None) -> list[str]:
     """torch.export's input guards (`L['x'].size()[0] <= L['y'].size()[0]`) over symbols.
 
     Guards that read anything but sizes of tensor inputs are left out (and so never checked).
+    A guard on sizes that parse_relation cannot read is appended to `unparsed` (the caller
+    refuses the program: it would run unchecked where the guard fails).
     """
     by_name = {i.name: i for i in inputs}
     out = []
@@ -460,20 +630,22 @@ def relations_from_guards(ep, inputs: list[InputSpec]) -> list[str]:
 
         def size(m):
             nonlocal bad
-            spec = by_name.get(m.group(1))
-            axis = int(m.group(2))
+            spec = by_name.get(_placeholder_name(m.group(1), m.group(2)))
+            axis = int(m.group(3))
             if spec is None or axis >= len(spec.shape):
                 bad = True
                 return "0"
             e = spec.shape[axis]
             return str(e) if isinstance(e, (int, sympy.Symbol)) else f"({e})"
 
-        text = re.sub(r"L\['([^']+)'\]\.size\(\)\[(\d+)\]", size, guard)
+        text = re.sub(_GUARD_SIZE, size, guard)
         if bad or "L[" in text:
             continue
         try:
             _, _, syms = parse_relation(text)
         except ValueError:
+            if unparsed is not None:
+                unparsed.append(guard)
             continue
         text = simplify_relation(text)
         if syms and text is not None and text not in out:
@@ -557,7 +729,10 @@ def from_exported_program(ep, user_names: dict[str, str] | None = None) -> Symbo
         ranges[str(sym)] = (lo, hi)
     used = {str(s) for i in inputs for e in i.shape if not isinstance(e, int) for s in e.free_symbols}
     ranges = {s: r for s, r in ranges.items() if s in used}
-    return SymbolTable(inputs, ranges, user_names, relations_from_guards(ep, inputs))
+    unparsed: list[str] = []
+    table = SymbolTable(inputs, ranges, user_names, relations_from_guards(ep, inputs, unparsed))
+    table.unchecked_guards = unparsed
+    return table
 
 
 def user_names(ep, dynamic_shapes, args=(), kwargs=None) -> dict[str, str]:

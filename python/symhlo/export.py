@@ -89,10 +89,27 @@ def _check_outputs(ep, text: str, names: dict[str, str] | None = None) -> None:
     for k, (node, rt) in enumerate(zip(tensor_outs, result_types)):
         dims = rt.split("x")[:-1]
         for axis, (s, d) in enumerate(zip(node.meta["val"].shape, dims)):
-            if isinstance(s, torch.SymInt) and not s.node.expr.is_number and d != "?":
+            if isinstance(s, torch.SymInt) and not s.node.expr.is_number and d != "?" \
+                    and not _pinned_by_export(ep, s.node.expr, int(d)):
                 shown = re.sub(r"\b[A-Za-z_]\w*\b", lambda m: (names or {}).get(m.group(0), m.group(0)), str(s))
                 raise CompileError(f"output {k} axis {axis} is symbolic ({shown}) in torch.export but "
                                    f"static ({d}) in the StableHLO: a dynamic dim was specialized")
+
+
+def _pinned_by_export(ep, expr, value: int) -> bool:
+    """Whether torch.export's own guards fix `expr` to `value` (`reshape(x, (25, 5))` guards
+    `s0*s1 == 25`): then a static output axis is what the program promises, not a dim some
+    lowering pinned. Proved like a decomposition's guard (symhlo.importer._counterexample over
+    the ranges and the input guards the call-time checks enforce)."""
+    import sympy
+
+    from .dims import from_exported_program
+    from .importer import _counterexample
+
+    premises = [(holds, syms) for _, holds, syms in from_exported_program(ep)._relation_checks]
+    if not any(set(map(str, expr.free_symbols)) <= syms for _, syms in premises):
+        return False   # no guard reads all of its symbols: nothing pins it
+    return _counterexample(sympy.Eq(expr, value), dict(ep.range_constraints), premises) is None
 
 
 def _unlowered_op(module) -> tuple[str, str] | None:
@@ -222,6 +239,51 @@ def reject_data_dependent_ops(ep) -> None:
             f"which symhlo cannot lower to StableHLO for IREE")
 
 
+# Element types with no StableHLO counterpart (StableHLO's complex is complex<f32 | f64> only).
+_NO_STABLEHLO_DTYPES = {torch.complex32: "complex32 (chalf): StableHLO has no complex<f16>"}
+
+
+def reject_unsupported_dtypes(ep) -> None:
+    """Raises UnsupportedOpError for the first op producing a tensor of an element type
+    StableHLO cannot express, naming the op and its source line (torch-mlir emitted an invalid
+    `stablehlo.convert` to `complex<f16>` instead)."""
+    for node in ep.graph.nodes:
+        val = node.meta.get("val")
+        if node.op not in ("call_function", "placeholder") or not isinstance(val, torch.Tensor) \
+                or val.dtype not in _NO_STABLEHLO_DTYPES:
+            continue
+        trace = node.meta.get("stack_trace") or ""
+        frames = re.findall(r'File "([^"]+)", line (\d+), in (\S+)', trace)
+        where = f"{frames[-1][0]}:{frames[-1][1]} in {frames[-1][2]}" if frames else \
+            "the program's inputs" if node.op == "placeholder" else "unknown source line"
+        raise UnsupportedOpError(
+            f"unsupported op '{node.target}' (FX node '{node.name}') at {where}: it makes a "
+            f"{_NO_STABLEHLO_DTYPES[val.dtype]}")
+
+
+def reject_float_size_arithmetic(ep) -> None:
+    """Raises UnsupportedOpError for size arithmetic in floating point in the user's graph
+    (`math.floor(float(x.shape[2]) * 1.7)`, which F.interpolate with recompute_scale_factor
+    traces as `trunc(sym_float(s) * 1.7)`), naming the node and its source line.
+
+    torch computes it in double arithmetic, which no integer size expression reproduces for
+    every size, and torch-mlir's FX importer has no `sym_float` (it failed with
+    NotImplementedError).
+    """
+    for node in ep.graph.nodes:
+        if node.op != "call_function" or node.target is not torch.sym_float:
+            continue
+        trace = node.meta.get("stack_trace") or ""
+        frames = re.findall(r'File "([^"]+)", line (\d+), in (\S+)', trace)
+        where = f"{frames[-1][0]}:{frames[-1][1]} in {frames[-1][2]}" if frames else \
+            "unknown source line"
+        raise UnsupportedOpError(
+            f"unsupported op 'sym_float' (FX node '{node.name}') at {where}: a size computed in "
+            "floating point (e.g. floor(n * 1.7) for interpolate's recompute_scale_factor), "
+            "which torch evaluates in double arithmetic and no integer size arithmetic "
+            "reproduces for every n; pass size= or an integer / short binary-fraction scale")
+
+
 def restore_export_assumptions(ep) -> None:
     """Gives a deserialized program's shape env what torch.export's own had when it traced.
 
@@ -305,18 +367,36 @@ def lower_exported_program(ep, *, names: dict[str, str] | None = None,
         from .inputs import narrow_to_inputs
 
         narrow_to_inputs(symbols, narrow)
+    if symbols.unchecked_guards:
+        raise UnsupportedOpError(
+            f"torch.export guards the input sizes with {symbols.unchecked_guards[0]!r}, which "
+            "symhlo cannot check at call time; the program would run unchecked where it fails. "
+            "Give the axes fixed sizes or Dims whose ranges imply it")
     signature = signature_of(ep)
     with TORCH_LOCK:  # edits the program's shape env
         restore_export_assumptions(ep)
     non_tensor_outputs = [o for o in [n for n in ep.graph.nodes if n.op == "output"][0].args[0]
                           if not (hasattr(o, "meta") and isinstance(o.meta.get("val"), torch.Tensor))]
     if non_tensor_outputs:
-        raise UnsupportedOpError(f"outputs that are not tensors are not supported: {non_tensor_outputs}")
+        o = non_tensor_outputs[0]
+        what, where = repr(o), "the program's outputs"
+        if isinstance(o, torch.fx.Node):
+            what = f"'{o.target}' (FX node '{o.name}')"
+            frames = re.findall(r'File "([^"]+)", line (\d+), in (\S+)', o.meta.get("stack_trace") or "")
+            if frames:
+                where = f"{frames[-1][0]}:{frames[-1][1]} in {frames[-1][2]}"
+        raise UnsupportedOpError(
+            f"unsupported op {what} at {where}: it returns a Python number (a non-tensor output, "
+            "e.g. Tensor.item()); symhlo programs return tensors. Return the 0-d tensor instead")
     reject_data_dependent_ops(ep)
+    reject_unsupported_dtypes(ep)
+    reject_float_size_arithmetic(ep)
     with timer.stage(Stage.IMPORT):
         try:
             with TORCH_LOCK:
-                module = import_exported_program(ep)
+                equalities: list[str] = []
+                module = import_exported_program(ep, relations=equalities)
+                symbols.add_relations(equalities)
         except SymhloError:
             raise
         except Exception as e:

@@ -91,23 +91,50 @@ def _shape_env_snapshot(ep):
     exported = {g.expr.xreplace(replacements) for g in env.guards[:n_guards]}
     # The Dim ranges as given (what symhlo's runtime accepts), not the shape env's: that one
     # assumes every backed size is >= 2 (torch's 0/1 specialization), a call with 1 is allowed.
-    return env, n_guards, replacements, {**env.var_to_range, **ep.range_constraints}, exported
+    ranges = {**env.var_to_range, **ep.range_constraints}
+    # torch.export's input guards as symhlo checks them at call time (symhlo.dims relations):
+    # sizes that break one never reach the program, so they are no counterexample to a guard.
+    from .dims import from_exported_program
+
+    premises = [(holds, syms) for _, holds, syms in from_exported_program(ep)._relation_checks]
+    hints = {str(s): int(v) for s, v in getattr(env, "var_to_val", {}).items()
+             if getattr(v, "is_Integer", False)}
+    inputs = {sym for n in ep.graph.nodes if n.op == "placeholder"
+              for v in [n.meta.get("val")] if isinstance(v, torch.Tensor)
+              for d in v.shape if isinstance(d, torch.SymInt) for sym in d.node.expr.free_symbols}
+    return env, n_guards, replacements, ranges, exported, premises, hints, inputs
 
 
-def _counterexample(expr, ranges, limit: int = 4096) -> dict | None:
-    """Sizes within `ranges` at which the guard `expr` is false, or None if none were found.
+def _counterexample(expr, ranges, premises=(), hints=None, limit: int = 4096) -> dict | None:
+    """Sizes within `ranges` that satisfy every premise and at which the guard `expr` is false,
+    or None if none were found.
 
-    Tries every symbol at its lower bound and the next 47 values, its upper bound and midpoint,
-    and powers of two up to the bound (2**31 - 1 when unbounded): all combinations when there
-    are at most `limit`, else `limit` seeded random ones. A guard that fails none of these is
-    taken as implied by the ranges.
+    Candidates per symbol: its lower bound and the next 47 values, its upper bound and midpoint,
+    powers of two up to the bound (2**31 - 1 when unbounded), and the example's size +- 3 (from
+    `hints`). `premises` are (holds(values) -> bool, symbol names): torch.export's input guards,
+    which the call-time checks enforce. The symbols of premises that share a symbol with `expr`
+    join the search; a premise over one symbol first filters that symbol's candidates (so
+    `h - 4 == 1` leaves h = 5 only). Then all combinations are tried when there are at most
+    `limit`, else `limit` seeded random ones, skipping those that break a premise whose symbols
+    are all assigned. A guard that fails none of these is taken as implied.
     """
     import itertools
     import random
 
     import sympy
 
-    syms = sorted(expr.free_symbols, key=str)
+    names = {str(s): s for s in expr.free_symbols}
+    by_name = {str(s): s for s in ranges if isinstance(s, sympy.Symbol)}
+    premises = list(premises)
+    grown = True
+    while grown and len(names) < 8:
+        grown = False
+        for _, syms in premises:
+            if syms & set(names) and not syms <= set(names) and syms <= set(by_name) | set(names):
+                for x in syms - set(names):
+                    names[x] = by_name[x]
+                grown = True
+    syms = sorted(names.values(), key=str)
     candidates = []
     for sym in syms:
         vr = ranges.get(sym)
@@ -116,27 +143,133 @@ def _counterexample(expr, ranges, limit: int = 4096) -> dict | None:
               and int(vr.upper) < 2**31 else 2**31 - 1)
         vals = set(range(lo, min(lo + 48, hi + 1))) | {hi, max(lo, hi - 1), (lo + hi) // 2}
         vals |= {2**k + d for k in range(6, 31) for d in (-1, 0, 1) if lo <= 2**k + d <= hi}
-        candidates.append(sorted(vals))
+        h = (hints or {}).get(str(sym))
+        if h is not None:
+            vals |= {v for v in range(h - 3, h + 4) if lo <= v <= hi}
+        unary = [holds for holds, ps in premises if ps == {str(sym)}]
+        vals = [v for v in sorted(vals) if _holds_all(unary, {str(sym): v})]
+        candidates.append(vals)
     total = 1
     for c in candidates:
         total *= len(c)
+    if total == 0:
+        return None   # no size passes the call-time checks: the guard is never reached
     if total <= limit:
         points = itertools.product(*candidates)
     else:
         rng = random.Random(0)
         points = (tuple(rng.choice(c) for c in candidates) for _ in range(limit))
+    assigned = {str(s) for s in syms}
+    checks = [holds for holds, ps in premises if ps <= assigned and len(ps) > 1]
+    from .dims import exact_condition
+
+    guard_syms = expr.free_symbols
+    fast = exact_condition(expr)
+    sym_names = [str(s) for s in syms]
     for point in points:
+        env = dict(zip(sym_names, point))
+        if not _holds_all(checks, env):
+            continue
         try:
-            value = expr.xreplace({s: sympy.Integer(v) for s, v in zip(syms, point)})
+            if fast is not None:
+                false = not fast(env)
+            else:
+                value = expr.xreplace({s: sympy.Integer(v) for s, v in zip(syms, point)
+                                       if s in guard_syms})
+                false = value in (sympy.false, False)
         except (ArithmeticError, TypeError, ValueError):   # Mod(2, Mod(h, 2)) at an even h
             continue
-        if value in (sympy.false, False):
-            return {str(s): v for s, v in zip(syms, point)}
+        if false:
+            return {str(s): v for s, v in zip(syms, point) if s in guard_syms}
     return None
+
+
+def _holds_all(checks, env: dict) -> bool:
+    """Whether every relation check holds at `env` (one that cannot be evaluated there, e.g. a
+    division by zero, counts as broken: the call-time check refuses such sizes too)."""
+    for holds in checks:
+        try:
+            if not holds(env):
+                return False
+        except (ArithmeticError, TypeError, ValueError, KeyError):
+            return False
+    return True
+
+
+# Where torch decides only a tensor's layout or storage, never a value: _prims_common's stride
+# bookkeeping (`n == 1` axes and `numel < 2` tensors are contiguous whatever their strides),
+# FunctionalTensor's wrapper and the fake constructors (the storage a size / stride list
+# needs: `n - 2 != 0`). symhlo's IR is value-semantic and a size-1 axis is addressed the same
+# under any stride, so such a guard cannot change what the program computes. (A guard that
+# fixes a size, `n == 1` evaluated true, becomes a replacement and is still rejected.)
+_LAYOUT_FRAMES = {
+    "_prims_common/__init__.py": {"is_contiguous", "check_contiguous_sizes_strides",
+                                  "is_channels_last_contiguous_2d",
+                                  "is_channels_last_contiguous_3d", "is_non_overlapping_and_dense",
+                                  "is_contiguous_for_memory_format",
+                                  "is_contiguous_for_memory_format_or_false"},
+    "_subclasses/functional_tensor.py": {"__new__"},
+    "_subclasses/fake_impls.py": {"constructors"},
+}
+# The shape env's own frames between the deciding code and the new guard.
+_GUARD_MACHINERY = ("fx/experimental/symbolic_shapes.py", "fx/experimental/sym_node.py",
+                    "fx/experimental/recording.py", "torch/__init__.py")
+
+
+def _decided_by_layout(stack) -> bool:
+    """Whether the code that made a guard (the innermost frame outside the shape env, or the
+    caller of a C++ op) is one of _LAYOUT_FRAMES."""
+    frames = [f for f in stack if not f.filename.endswith(_GUARD_MACHINERY)]
+    while frames and frames[-1].filename.endswith(("_ops.py", "importer.py")):
+        frames.pop()
+    if not frames:
+        return False
+    f = frames[-1]
+    return any(f.filename.endswith(path) and f.name in names
+               for path, names in _LAYOUT_FRAMES.items())
+
+
+def _decomposition_failure(e: Exception) -> Exception:
+    """An exception from retracing an op during run_decompositions -> UnsupportedOpError naming
+    the op, its FX node and the model's source line (torch reports them in the message:
+    "While executing %resize_as_ : ... target=torch.ops.aten.resize_as_.default ... Original
+    traceback: File "m.py", line 12"); anything else is returned unchanged."""
+    import re
+
+    from .errors import UnsupportedOpError
+
+    text = str(e)
+    node = re.search(r"While executing %(\w+) : .*?target=(?:torch\.ops\.)?([\w.]+)", text)
+    if node is None:
+        return e
+    frames = re.findall(r'File "([^"]+)", line (\d+)', text[node.end():])
+    where = f"{frames[-1][0]}:{frames[-1][1]}" if frames else "unknown source line"
+    first = text.strip().splitlines()[0][:300]
+    return UnsupportedOpError(f"unsupported op '{node.group(2)}' (FX node '{node.group(1)}') at "
+                              f"{where}: torch failed to retrace it for decomposition: "
+                              f"{type(e).__name__}: {first}")
+
+
+class _GuardRecorder(list):
+    """The shape env's guard list, noting which new guards only decide a layout."""
+
+    def __init__(self, guards):
+        super().__init__(guards)
+        self.layout_only: set[int] = set()
+
+    def append(self, guard):
+        import traceback
+
+        if _decided_by_layout(traceback.extract_stack()[:-1]):
+            self.layout_only.add(id(guard))
+        super().append(guard)
 
 
 def reject_decomposition_guards(ep, snapshot) -> None:
     """Raises UnsupportedOpError if decomposing specialized a dynamic size to the example's.
+    Returns the equalities between input sizes that decomposing introduced (`s1 == s0`: a
+    decomposition that needs two inputs' sizes equal, as eager does), as relations for the
+    call-time checks.
 
     A decomposition that branches in Python on a SymInt (`if h % oh == 0`, `for i in
     range(h // oh + 1)`) adds a guard to the shape env. torch.export checked its own guards
@@ -146,14 +279,16 @@ def reject_decomposition_guards(ep, snapshot) -> None:
     clamped out-of-range gathers) everywhere else. torch's `_adaptive_avg_pool2d` decomposition
     did this on `?` H/W (kernel sizes and an unrolled window loop fixed to the example's).
     Allowed: guards torch.export itself recorded (re-added by the retrace), and guards the Dim
-    ranges imply (proved by bound_sympy, or no in-range counterexample found). The error names
-    each guard, the decomposition's source line and sizes at which it fails.
+    ranges imply (proved by bound_sympy), or that no sizes break within the ranges and
+    torch.export's own input guards (which the call-time checks enforce: `h - 3 != 1` and
+    `h - 3 >= 1` make a contiguity check's `h - 3 > 1` hold). The error names each guard, the
+    decomposition's source line and sizes at which it fails.
     """
     if snapshot is None:
-        return
+        return []
     from torch.utils._sympy.value_ranges import bound_sympy
 
-    env, n_guards, replacements, ranges, exported = snapshot
+    env, n_guards, replacements, ranges, exported, premises, hints, inputs = snapshot
     # Retracing gives a non-tensor input torch.export specialized (`k: int` = 3) a fresh symbol
     # and then guards it to the exported value (`Eq(s72, 3)`). That symbol is no input size: the
     # value is a constant of the program, which the call-time binding checks (ShapeError).
@@ -165,7 +300,10 @@ def reject_decomposition_guards(ep, snapshot) -> None:
     constants = {s: v for s, v in env.replacements.items()
                  if s not in sizes and getattr(v, "is_number", False)}
     bad = []
+    layout_only = getattr(env.guards, "layout_only", set())
     for guard in env.guards[n_guards:]:
+        if id(guard) in layout_only:
+            continue
         expr = guard.expr.xreplace(replacements).xreplace(constants)
         if expr in exported or expr is True or getattr(expr, "is_Boolean", False) and bool(expr) is True:
             continue
@@ -180,14 +318,21 @@ def reject_decomposition_guards(ep, snapshot) -> None:
         # bound_sympy proves only what interval arithmetic shows; a guard it cannot prove (a
         # float identity between derived dims, `0.5*(2*h) + 1.0 == h + 1`) is rejected only when
         # some in-range sizes break it.
-        witness = _counterexample(expr, ranges)
+        witness = _counterexample(expr, ranges, premises, hints)
         if witness is not None:
             bad.append((expr, guard.sloc, witness))
+    equalities = []
     for sym, value in env.replacements.items():
         if sym in ranges and sym not in constants and replacements.get(sym) != value:
-            bad.append((f"{sym} == {value}", None, None))
+            if not value.is_number and sym in inputs and value.free_symbols <= inputs:
+                # Two input sizes unified (select_scatter's src must have the selected slice's
+                # shape; eager raises otherwise, torch.export's meta did not check): a rule on
+                # the inputs, checked at call time like torch.export's own unifications.
+                equalities.append(f"{sym} == {value}")
+            else:
+                bad.append((f"{sym} == {value}", None, None))
     if not bad:
-        return
+        return equalities
     names = {}
     for node in ep.graph.nodes:
         if node.op == "placeholder" and isinstance(node.meta.get("val"), torch.Tensor):
@@ -224,19 +369,27 @@ def reject_decomposition_guards(ep, snapshot) -> None:
         "size-generic decomposition in symhlo.decompositions")
 
 
-def import_exported_program(ep: torch.export.ExportedProgram, *,
-                            func_name: str = "main") -> ir.Module:
+def import_exported_program(ep: torch.export.ExportedProgram, *, func_name: str = "main",
+                            relations: list | None = None) -> ir.Module:
     """Imports `ep` (after core-ATen decompositions) as a torch-dialect module.
 
     Weights are imported as inline dense constants (not `dense_resource`), which the portable
-    artifact accepts.
+    artifact accepts. `relations`, when given, receives the size equalities the decompositions
+    rely on (over ep's internal symbols), which the caller must check at call time.
     """
     from .decompositions import on_0d_as_1d, symhlo_decompositions
 
     snapshot = _shape_env_snapshot(ep)
     table = get_decomposition_table()
-    ep = ep.run_decompositions({**table, **on_0d_as_1d(table), **symhlo_decompositions()})
-    reject_decomposition_guards(ep, snapshot)
+    ep = _run_decompositions(ep, {**table, **on_0d_as_1d(table), **symhlo_decompositions()})
+    equalities = reject_decomposition_guards(ep, snapshot)
+    if equalities and relations is None:
+        from .errors import UnsupportedOpError
+
+        raise UnsupportedOpError(f"decomposing needs input sizes equal ({', '.join(equalities)}), "
+                                 "and this caller cannot check that at call time")
+    if relations is not None:
+        relations.extend(equalities)
     _copy_state_in_lists(ep)
     ctx = new_context()
     importer = FxImporter(context=ctx)
@@ -244,6 +397,35 @@ def import_exported_program(ep: torch.export.ExportedProgram, *,
                                    import_symbolic_shape_expressions=True)
     _keep_user_outputs(importer.module, ep, func_name)
     return importer.module
+
+
+def _run_decompositions(ep, table):
+    """ep.run_decompositions(table) without re-evaluating torch.export's input guards.
+
+    The retrace runs `ep.module()`, whose `_guards_fn` evaluates each of `ep._guards_code` as
+    a Python bool. A guard over `max(0, min(n, m - 2))` (diagonal's length) then picks a side of
+    the min (`m - 2 < n`, `m - 2 > 0`) and records that as a new guard, which
+    reject_decomposition_guards must take for a specialization. The guards themselves are
+    symhlo's call-time checks (symhlo.dims relations, from the original program); the retrace
+    only needs the graph.
+    """
+    from torch.export.exported_program import _get_shape_env
+
+    saved = ep._guards_code
+    ep._guards_code = []
+    env = _get_shape_env(ep.graph_module)
+    if env is not None and not isinstance(env.guards, _GuardRecorder):
+        env.guards = _GuardRecorder(env.guards)   # kept: reject_decomposition_guards reads it
+    from .errors import SymhloError
+
+    try:
+        return ep.run_decompositions(table)
+    except SymhloError:
+        raise   # a decomposition's own refusal, with its message
+    except Exception as e:
+        raise _decomposition_failure(e) from e
+    finally:
+        ep._guards_code = saved
 
 
 def _copy_state_in_lists(ep) -> None:

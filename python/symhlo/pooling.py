@@ -28,7 +28,11 @@ padding explicit), computing every size from torch's own formula (`_pool_geometr
 
     max_pool2d_with_indices(x, k, s, p, d, ceil_mode)
   ==> a running max over the kh * kw strided slices of the padded input (and of its flat
-      index, arange(h)[:, None] * w + arange(w)), in torch's window order, NaN propagating
+      index, arange(h)[:, None] * w + arange(w)), in torch's window order, NaN propagating;
+      over `?` spatial dims: one window gather per axis, then max / first maximal position
+
+    max_pool2d_with_indices_backward(g, x, ..., indices)
+  ==> zeros(x).flatten(-2).scatter_add(-1, indices.flatten(-2), g.flatten(-2)).view(x.shape)
 
 where `hi` = (out - 1) * s + d * (k - 1) + 1 - n - p, the high-side padding that makes the
 floor-mode window count equal torch's `out` (it may be negative: constant_pad_nd crops).
@@ -122,14 +126,7 @@ def _max_pool_with_indices(nd: int):
         k, s, p, d = _args(x, kernel_size, stride, padding, dilation, nd)
         sizes = list(x.shape[-nd:])
         if any(isinstance(n, torch.SymInt) and not n.node.expr.is_number for n in sizes):
-            from .errors import UnsupportedOpError
-            from .views import _source_line
-
-            raise UnsupportedOpError(
-                f"unsupported op 'aten.max_pool{nd}d_with_indices' (return_indices=True) over "
-                f"dynamic spatial dims at {_source_line()}: the running max over strided slices "
-                "needs more than IREE 3.13's 64 push constants per dispatch, and torch-mlir's "
-                "variadic reduce_window has no IREE lowering; a dynamic batch alone works")
+            return _max_pool_with_indices_gathered(x, nd, k, s, p, d, ceil_mode)
         geoms = [_pool_geometry(sizes[i], k[i], s[i], p[i], d[i], ceil_mode) for i in range(nd)]
         xp = _pad(x, geoms, p, _lowest(x.dtype), x.dim() - nd)
         # flat index over the spatial axes: sum_i arange(n_i) * stride_i, broadcast
@@ -162,6 +159,75 @@ def _max_pool_with_indices(nd: int):
                 best_i = torch.where(take, vi, best_i)
         return best, best_i.expand(best.shape).clone()
     return max_pool_with_indices
+
+
+def _max_pool_with_indices_gathered(x, nd: int, k, s, p, d, ceil_mode: bool):
+    """max_pool{nd}d_with_indices over `?` spatial dims -> one window gather per axis, then a
+    max and the first maximal position over the window axis.
+
+        per spatial axis i (size n, output o):  w_i = (arange(o)[:, None] * s + arange(k) * d)
+        xw = index_select(pad(x, -inf), axis_i, w_i.flatten()).unflatten(axis_i, (o, k))   ...
+          -> (..., o_1, .., o_nd, k_1 * .. * k_nd)      (in bounds: 0 <= w_i - p < n)
+        value = max over in-bounds entries (NaN if one is NaN)
+        index = flat input position of the first in-bounds maximum (the last NaN, if any)
+
+    which is torch's CPU kernel's choice: it scans the window's in-bounds elements in row-major
+    order and takes one when `val > max or isnan(val)`. (The running max over strided slices
+    used for static sizes needs more than IREE 3.13's 64 push constants per dispatch with `?`
+    spatial dims.)
+    """
+    sizes = list(x.shape[-nd:])
+    lead = x.dim() - nd
+    geoms = [_pool_geometry(sizes[i], k[i], s[i], p[i], d[i], ceil_mode) for i in range(nd)]
+    xp = _pad(x, geoms, p, _lowest(x.dtype), lead)
+    dev = x.device
+    valid = None
+    pos = []
+    for i in range(nd):
+        o = geoms[i][0]
+        w = (torch.arange(o, device=dev).unsqueeze(-1) * s[i]
+             + (torch.arange(k[i], device=dev) * d[i]).unsqueeze(0))        # (o, k) in xp
+        ax = lead + 2 * i
+        xp = torch.index_select(xp, ax, w.flatten()).unflatten(ax, (o, k[i]))
+        src = w - p[i]                                                      # in x
+        inside = (src >= 0) & (src < torch.full((), sizes[i], dtype=torch.int64, device=dev))
+        shape = [1] * (2 * nd)
+        shape[2 * i], shape[2 * i + 1] = -1, k[i]
+        inside = inside.reshape(shape)
+        valid = inside if valid is None else valid & inside
+        pos.append(src.reshape(shape))
+    # (..., o1, k1, o2, k2, ...) -> (..., o1, o2, .., k1 * k2 * ..)
+    perm = list(range(lead)) + [lead + 2 * i for i in range(nd)] + [lead + 2 * i + 1 for i in range(nd)]
+    window = 1
+    for kk in k:
+        window *= kk
+    xw = xp.permute(perm).flatten(-nd) if nd > 1 else xp.permute(perm)
+    vperm = [2 * i for i in range(nd)] + [2 * i + 1 for i in range(nd)]
+    valid = valid.permute(vperm).flatten(-nd) if nd > 1 else valid.permute(vperm)
+    flat = None
+    for i in range(nd):
+        step = 1
+        for n in sizes[i + 1:]:
+            step = step * n
+        term = pos[i].permute(vperm)
+        term = term * torch.full((), step, dtype=torch.int64, device=dev) if i < nd - 1 else term
+        flat = term if flat is None else flat + term
+    flat = flat.flatten(-nd) if nd > 1 else flat                           # (o.., K)
+    lowest = torch.full((), _lowest(x.dtype), dtype=x.dtype, device=dev)
+    masked = torch.where(valid, xw, lowest)
+    nan = torch.isnan(masked) & valid
+    best = torch.amax(masked, -1, keepdim=True)
+    order = torch.arange(window, device=dev)
+    first_max = torch.amin(torch.where(valid & (masked == best), order,
+                                       torch.full((), window, device=dev)), -1, keepdim=True)
+    last_nan = torch.amax(torch.where(nan, order, torch.full((), -1, device=dev)), -1,
+                          keepdim=True)
+    has_nan = last_nan >= 0
+    pick = torch.where(has_nan, last_nan, first_max)
+    value = torch.where(has_nan, torch.full((), float("nan"), dtype=x.dtype, device=dev),
+                        best).squeeze(-1)
+    index = torch.gather(flat.expand(list(xw.shape[:-1]) + [window]), -1, pick).squeeze(-1)
+    return value, index
 
 
 _AVG = {1: aten.avg_pool1d.default, 2: aten.avg_pool2d.default, 3: aten.avg_pool3d.default}
@@ -206,6 +272,125 @@ def _avg_pool(nd: int):
     return avg_pool
 
 
+def _max_pool_backward(nd: int):
+    def max_pool_backward(grad, x, kernel_size, stride, padding, dilation, ceil_mode, indices):
+        """aten.max_pool{nd}d_with_indices_backward -> scatter_add of the output gradient into
+        the input positions the forward's indices name (flattened over the spatial axes).
+
+            grad_input = zeros(x).flatten(-nd).scatter_add(-1, indices.flatten(-nd),
+                                                           grad.flatten(-nd)).view(x.shape)
+
+        Overlapping windows that picked the same element add up, as torch's kernel does.
+        torch-mlir has no StableHLO lowering of the backward op.
+        """
+        flat = torch.zeros_like(x).flatten(-nd)
+        out = flat.scatter_add(-1, indices.flatten(-nd), grad.flatten(-nd).to(x.dtype))
+        return out.reshape(x.shape)
+    return max_pool_backward
+
+
+def _adaptive_window_mask(n, o: int, device) -> torch.Tensor:
+    """(o, n) membership of adaptive pooling's windows: [floor(i n / o), ceil((i + 1) n / o))."""
+    i = torch.arange(o, dtype=torch.int64, device=device)
+    j = torch.arange(n, dtype=torch.int64, device=device)
+    start = (i * n) // o
+    end = ((i + 1) * n + (o - 1)) // o
+    return (j[None, :] >= start[:, None]) & (j[None, :] < end[:, None])
+
+
+def adaptive_mean_along(x: torch.Tensor, axis: int, o: int) -> torch.Tensor:
+    """Adaptive average pooling of `x` along one axis to `o` outputs: a masked sum over the
+    (o, n) window membership divided by each window's length.
+
+        v = where(mask(o, n), x.movedim(axis, -1).unsqueeze(-2), 0)        (..., o, n)
+        v.sum(-1) / (end - start)
+
+    A matmul by the averaging matrix computes the same numbers for finite inputs, but its zero
+    weights turn an inf or NaN anywhere on the axis into NaN in every window (0 * inf = NaN);
+    the select keeps them in their own windows, as eager does.
+    """
+    n = x.shape[axis]
+    m = _adaptive_window_mask(n, o, x.device)
+    moved = x.movedim(axis, -1).unsqueeze(-2)
+    total = torch.where(m, moved, torch.zeros((), dtype=x.dtype, device=x.device)).sum(-1)
+    count = m.sum(-1).to(x.dtype)
+    return (total / count).movedim(-1, axis)
+
+
+def _adaptive_avg_pool(nd: int):
+    def adaptive_avg_pool(x, output_size):
+        """aten._adaptive_avg_pool{nd}d over `?` spatial dims -> adaptive_mean_along per axis.
+
+        (torch's decomposition branches on the SymInt sizes, see
+        symhlo.decompositions.adaptive_avg_pool2d, the 2-D case of the same.)
+        """
+        out = list(output_size)
+        sizes = list(x.shape[-nd:])
+        if all(isinstance(n, int) for n in sizes) or None in out:
+            return NotImplemented
+        for a in range(nd):
+            x = adaptive_mean_along(x, x.dim() - nd + a, int(out[a]))
+        return x
+    return adaptive_avg_pool
+
+
+def _adaptive_max_pool(nd: int):
+    def adaptive_max_pool(x, output_size):
+        """aten.adaptive_max_pool{nd}d over `?` spatial dims -> a masked max per axis, last axis
+        first, carrying the position of the chosen element.
+
+            per axis a, last to first (size n, output o):  M = mask(o, n)
+              v (..., o, n) = where(M, x along a, -inf);  m = max over n
+              k = the first n where v == m (the last NaN, if any)          (..., o)
+            index = k_1 * n_2 * .. + ... + k_nd, the earlier axes' k gathered at the later's
+
+        A window is a product of per-axis ranges, and torch's kernel scans it in row-major order
+        taking `val > max or isnan(val)`: the first maximum of the first row holding the
+        maximum, or the last NaN of the last row holding one, which the per-axis choice
+        reproduces. torch-mlir lowers adaptive max pooling only for windows of one size
+        ("only support cases with fixed stride size").
+        """
+        out = [int(o) for o in output_size]
+        sizes = list(x.shape[-nd:])
+        if all(isinstance(n, int) for n in sizes):
+            return NotImplemented
+        lead = x.dim() - nd
+        dev = x.device
+        lowest = torch.full((), _lowest(x.dtype), dtype=x.dtype, device=dev)
+        v = x
+        pos = None                       # flat position over the axes reduced so far
+        for a in reversed(range(nd)):
+            axis = lead + a
+            n, o = sizes[a], out[a]
+            m = _adaptive_window_mask(n, o, dev)                             # (o, n)
+            moved = v.movedim(axis, -1).unsqueeze(-2)                        # (..., 1, n)
+            w = torch.where(m, moved, lowest)                                # (..., o, n)
+            nan = torch.isnan(w) & m
+            best = torch.amax(w, -1, keepdim=True)
+            order = torch.arange(n, dtype=torch.int64, device=dev)
+            first = torch.amin(torch.where(m & (w == best), order,
+                                           torch.full((), n, dtype=torch.int64, device=dev)),
+                               -1, keepdim=True)
+            last_nan = torch.amax(torch.where(nan, order, torch.full((), -1, dtype=torch.int64,
+                                                                      device=dev)), -1, keepdim=True)
+            k = torch.where(last_nan >= 0, last_nan, first)                  # (..., o, 1)
+            value = torch.where(last_nan >= 0, torch.full((), float("nan"), dtype=x.dtype,
+                                                          device=dev), best)
+            v = value.squeeze(-1).movedim(-1, axis)
+            k = k.squeeze(-1).movedim(-1, axis)                              # position along a
+            if pos is not None:
+                # the later axes' positions, at the chosen element of this axis
+                p = torch.gather(pos, axis, k)
+                stride = 1
+                for nn_ in sizes[a + 1:]:
+                    stride = stride * nn_
+                pos = k * torch.full((), stride, dtype=torch.int64, device=dev) + p
+            else:
+                pos = k
+        return v, pos
+    return adaptive_max_pool
+
+
 def pooling_decompositions() -> dict:
     """The pooling entries symhlo adds to the decomposition table."""
     table = {}
@@ -215,4 +400,9 @@ def pooling_decompositions() -> dict:
     table[aten.max_pool1d_with_indices.default] = _max_pool_with_indices(1)
     table[aten.max_pool2d_with_indices.default] = _max_pool_with_indices(2)
     table[aten.max_pool3d_with_indices.default] = _max_pool_with_indices(3)
+    table[aten._adaptive_avg_pool3d.default] = _adaptive_avg_pool(3)
+    table[aten.adaptive_max_pool2d.default] = _adaptive_max_pool(2)
+    table[aten.adaptive_max_pool3d.default] = _adaptive_max_pool(3)
+    table[aten.max_pool2d_with_indices_backward.default] = _max_pool_backward(2)
+    table[aten.max_pool3d_with_indices_backward.default] = _max_pool_backward(3)
     return table

@@ -56,7 +56,7 @@ class StageTimer:
                 print(f" {dt:7.2f} s", file=sys.stderr, flush=True)
 
 
-_STATS = {"iree_compiles": 0, "exports": 0, "backend_graphs": 0}
+_STATS = {"iree_compiles": 0, "exports": 0, "backend_graphs": 0, "data_tiling_retries": 0}
 _STATS_LOCK = threading.Lock()
 
 
@@ -66,7 +66,8 @@ def stats() -> dict:
     Returns:
       {"iree_compiles": N (iree-compile runs), "exports": N (ExportedPrograms lowered to
       StableHLO, by symhlo.export, symhlo.compile or the torch.compile backend),
-      "backend_graphs": N (graphs the torch.compile backend received)}.
+      "backend_graphs": N (graphs the torch.compile backend received), "data_tiling_retries": N
+      (CPU compiles that IREE's data tiling failed and that were rebuilt without it)}.
     """
     with _STATS_LOCK:
         return dict(_STATS)

@@ -152,3 +152,29 @@ def test_python_scalars_float_passes_through_int_specializes_per_value():
     torch.testing.assert_close(compiled(x, 3.0, 11), f(x, 3.0, 11), rtol=1e-5, atol=1e-5)
     torch.testing.assert_close(compiled(x, 3.0, 4), f(x, 3.0, 4), rtol=1e-5, atol=1e-5)
     assert _compiles() - before == 2
+
+
+class ScaledAttention(torch.nn.Module):
+    """A float attribute used as sdpa's scale (transformers' `self.scaling`): with dynamic=True
+    dynamo passes it as a 0-d tensor and the graph calls `.item()` on it, which torch.export
+    could not guard ("Could not guard on data-dependent expression zuf0": every transformers
+    LLM failed under torch.compile). The backend specializes it per value."""
+
+    def __init__(self, scaling: float):
+        super().__init__()
+        self.scaling = scaling
+
+    def forward(self, q, k, v):
+        return torch.nn.functional.scaled_dot_product_attention(q, k, v, scale=self.scaling) * self.scaling
+
+
+def test_wrapped_python_scalar_specialized_per_value():
+    m = ScaledAttention(0.3)
+    cm = torch.compile(m, backend="symhlo", dynamic=True)
+    before = _compiles()
+    for b, s in [(2, 5), (3, 9), (1, 17)]:
+        q, kv = torch.randn(b, 2, s, 8), torch.randn(b, 2, s + 3, 8)
+        torch.testing.assert_close(cm(q, kv, kv), m(q, kv, kv), rtol=1e-5, atol=1e-5)
+    m.scaling = 0.7  # another value: another variant, still right
+    q, kv = torch.randn(2, 2, 6, 8), torch.randn(2, 2, 4, 8)
+    torch.testing.assert_close(cm(q, kv, kv), m(q, kv, kv), rtol=1e-5, atol=1e-5)

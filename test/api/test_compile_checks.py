@@ -156,3 +156,64 @@ def test_float64_and_zero_d_inputs_keep_their_dtype():
         torch.testing.assert_close(g, w, rtol=1e-5, atol=1e-5)
     with pytest.raises(symhlo.ShapeError, match=r"^s: rank is 1, expected 0 \(shape \(\)\)$"):
         cm(x, torch.tensor([2.5], dtype=torch.float64))
+
+
+class NestedInputs(torch.nn.Module):
+    """Inputs inside a tuple and a dict: torch.export's guards read `L['pair'][1].size()[0]`."""
+
+    def forward(self, pair, d):
+        n = pair[1].shape[0]
+        return pair[0][:n] * 2 + d["k"][:n]
+
+
+def test_guards_on_nested_inputs_are_checked_at_call_time():
+    """`y[:n]` relations on inputs inside a tuple / dict argument are checked before a call (they
+    were dropped: the call with pair[1] longer than pair[0] ran and read past pair[0])."""
+    x, y, k = torch.randn(8, 3), torch.randn(5, 3), torch.randn(8, 3)
+    auto = {0: Dim.AUTO}
+    ep = torch.export.export(NestedInputs(), ((x, y), {"k": k}),
+                             dynamic_shapes=((auto, auto), {"k": auto}))
+    cm = symhlo.compile(ep)
+    assert cm.symbols.relations == ["pair_1_dim0 <= pair_0_dim0", "pair_1_dim0 <= d_k_dim0"]
+    args = ((torch.randn(6, 3), torch.randn(4, 3)), {"k": torch.randn(6, 3)})
+    torch.testing.assert_close(cm(*args), NestedInputs()(*args))
+    with pytest.raises(symhlo.ShapeError, match=r"break 'pair_1_dim0 <= pair_0_dim0'.*"
+                       r"pair_0_dim0 = 4 from pair_0: axis 0, pair_1_dim0 = 6 from pair_1"):
+        cm((torch.randn(4, 3), torch.randn(6, 3)), {"k": torch.randn(4, 3)})
+
+
+def test_float_guards_are_checked_at_call_time():
+    """torch.export pins `interpolate(x, scale_factor=1.7, mode="area")`'s output size with a
+    float guard (`math.trunc(1.7 * torch.sym_float(n)) == 6`); it was dropped as unparseable and
+    a call at n = 5 returned 6 columns where eager has 8."""
+    class Area(torch.nn.Module):
+        def forward(self, x):
+            return torch.nn.functional.interpolate(x, scale_factor=1.7, mode="area")
+
+    auto = Dim.AUTO
+    cm = symhlo.compile(torch.export.export(Area(), (torch.randn(2, 3, 4),),
+                                            dynamic_shapes=({0: auto, 1: auto, 2: auto},)))
+    x = torch.randn(3, 5, 4)
+    torch.testing.assert_close(cm(x), Area()(x))
+    with pytest.raises(symhlo.ShapeError,
+                       match=r"math\.trunc\(1\.7\*torch\.sym_float\(x_dim2\)\) == 6"):
+        cm(torch.randn(3, 5, 5))
+
+
+def test_unreadable_size_guards_are_reported_not_dropped():
+    """A guard on input sizes that no relation can express is listed (symhlo.export refuses such
+    a program) instead of being skipped; guards on other things (strides) stay out."""
+    import sympy
+    from types import SimpleNamespace
+
+    from symhlo.dims import InputSpec, relations_from_guards
+
+    n = sympy.Symbol("s0", integer=True, positive=True)
+    ep = SimpleNamespace(_guards_code=[
+        "L['x'].size()[0] >= 3",
+        "L['x'].size()[0] in (4, 8)",                    # `in`: not a comparison we read
+        "L['x'].stride()[0] == 1",
+    ])
+    unparsed = []
+    assert relations_from_guards(ep, [InputSpec("x", "float32", [n, 4])], unparsed) == ["s0 >= 3"]
+    assert unparsed == ["L['x'].size()[0] in (4, 8)"]

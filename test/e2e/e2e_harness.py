@@ -165,7 +165,7 @@ def _shapes(args) -> list[tuple[int, ...]]:
 
 def check_model(name: str, model: torch.nn.Module, example_args: Sequence[Any], dynamic_shapes,
                 sizes: Sequence[Sequence[Any]], *, rtol: float = 1e-4, atol: float = 1e-4,
-                expect_symbolic_outputs: bool = True) -> Report:
+                expect_symbolic_outputs: bool = True, equal_nan: bool = False) -> Report:
     """Compile `model` once, run it at every args tuple in `sizes`, compare each with eager.
 
     Args:
@@ -176,6 +176,8 @@ def check_model(name: str, model: torch.nn.Module, example_args: Sequence[Any], 
       sizes: three or more argument tuples; one must differ in shape from the example.
       rtol, atol: assert_close tolerances (relative: outputs grow with width).
       expect_symbolic_outputs: assert at least one output axis is symbolic.
+      equal_nan: NaN where eager has NaN counts as equal (functions eager defines as NaN, ops
+        whose NaN rules are tested).
     Returns:
       the Report (also printed at the end of the session).
     """
@@ -204,10 +206,11 @@ def check_model(name: str, model: torch.nn.Module, example_args: Sequence[Any], 
         for k, (g, e) in enumerate(zip(got, expected)):
             assert g.shape == e.shape, f"output {k} at {_shapes(args)}: {g.shape} != {e.shape}"
             assert g.dtype == e.dtype, f"output {k}: dtype {g.dtype} != {e.dtype}"
-            torch.testing.assert_close(g, e, rtol=rtol, atol=atol,
+            torch.testing.assert_close(g, e, rtol=rtol, atol=atol, equal_nan=equal_nan,
                                        msg=lambda m: f"output {k} at {_shapes(args)}: {m}")
-            if e.numel() and e.is_floating_point():
-                rep.max_abs_err = max(rep.max_abs_err, float((g - e).abs().max()))
+            finite = torch.isfinite(e) & torch.isfinite(g) if e.is_floating_point() else None
+            if e.numel() and e.is_floating_point() and finite.any():
+                rep.max_abs_err = max(rep.max_abs_err, float((g - e)[finite].abs().max()))
             elif e.numel():
                 rep.max_abs_err = max(rep.max_abs_err, float((g.long() - e.long()).abs().max()))
         rep.sizes.append(_shapes(args))

@@ -60,3 +60,32 @@ def test_grouped_conv3d_dynamic_refused():
                        match=r"stablehlo\.convolution.*feature_group_count = 2 on a 3-D"):
         symhlo.compile(m, (torch.randn(1, 4, 6, 5, 5),),
                        dynamic_shapes=({2: Dim("d", min=4, max=16)},))
+
+
+class BatchOnlyGrouped(torch.nn.Module):
+    """Depthwise and grouped 2-D / 1-D convs with only the batch dynamic (MobileViT, SegFormer,
+    ConvNeXt V2 with static H/W): IREE 3.13 failed to legalize these grouped stablehlo.convolution
+    ops, so they take the linalg grouped path too."""
+
+    def __init__(self):
+        super().__init__()
+        self.d2 = torch.nn.Conv2d(8, 8, 3, padding=1, groups=8)
+        self.g2 = torch.nn.Conv2d(8, 12, 3, stride=2, padding=1, groups=4)
+        self.d1 = torch.nn.Conv1d(8, 8, 5, padding=2, groups=8)
+
+    def forward(self, x, y):
+        return self.g2(self.d2(x)), self.d1(y)
+
+
+def test_grouped_conv_batch_only_dynamic():
+    torch.manual_seed(0)
+    m = BatchOnlyGrouped().eval()
+    b = Dim("b", min=1, max=16)
+    cm = symhlo.compile(m, (torch.randn(3, 8, 10, 10), torch.randn(3, 8, 12)),
+                        dynamic_shapes=({0: b}, {0: b}))
+    for n in (1, 5, 16):
+        a = (torch.randn(n, 8, 10, 10), torch.randn(n, 8, 12))
+        with torch.no_grad():
+            expected = m(*a)
+        for g, e in zip(cm(*a), expected):
+            torch.testing.assert_close(g, e, rtol=1e-4, atol=1e-5)

@@ -8,8 +8,8 @@ compiles ONE module returning every configuration's output, then compares each o
 its configuration) at several sizes, including ones where ceil_mode changes the output size:
 with kernel 3 / stride 2, an even size n gives floor n/2 - 1 but ceil n/2, an odd one the same.
 H is `2 * Dim + 1` (odd) and W `2 * Dim` (even): torch.export needs the parity to decide ceil
-mode's "last window starts inside the input" rule. A combination symhlo cannot lower (indices
-over dynamic H/W) must raise UnsupportedOpError naming the op and the source line.
+mode's "last window starts inside the input" rule. Indices over dynamic spatial dims (a window
+gather, symhlo/pooling.py) are tested with NaN inputs and the backward op.
 (max_pool1d over a dynamic length is not tested: torch.export itself specializes it.)
 """
 
@@ -132,11 +132,36 @@ def test_pool3d(mode):
     _run(configs, 3, mode)
 
 
-def test_max_pool2d_indices_dynamic_hw_refused():
-    class M(torch.nn.Module):
-        def forward(self, x):
-            return F.max_pool2d(x, 3, 2, ceil_mode=True, return_indices=True)
+class PoolIndices(torch.nn.Module):
+    """max pooling with return_indices over `?` spatial dims (1-D, 2-D with ceil mode and
+    dilation, 3-D with padding), and the backward op that scatters a gradient by the indices."""
 
-    with pytest.raises(symhlo.UnsupportedOpError,
-                       match=r"aten\.max_pool2d_with_indices.*test_pooling_options\.py"):
-        symhlo.export(M(), (torch.randn(2, 3, 9, 8),), dynamic_shapes=_spec(2, "hw"))
+    def forward(self, x1, x2, x3):
+        v1, i1 = F.max_pool1d(x1, 3, 2, padding=1, return_indices=True)
+        v2, i2 = F.max_pool2d(x2, 3, 2, ceil_mode=True, return_indices=True)
+        v2d, i2d = F.max_pool2d(x2, (2, 3), 1, padding=1, dilation=(2, 1), return_indices=True)
+        v3, i3 = F.max_pool3d(x3, 2, 2, padding=1, return_indices=True)
+        back = torch.ops.aten.max_pool2d_with_indices_backward(
+            v2d * 2, x2, (2, 3), (1, 1), (1, 1), (2, 1), False, i2d)
+        return v1, i1, v2, i2, v2d, i2d, v3, i3, back
+
+
+def test_max_pool_indices_dynamic_spatial():
+    """Values and indices match eager over `?` spatial sizes, NaN included (torch takes the last
+    NaN of a window, else the first maximum in row-major order)."""
+    def inputs(n):
+        xs = [torch.randn(2, 3, n + 4), torch.randn(2, 3, 2 * n + 1, n + 3), torch.randn(1, 2, n, n, n + 1)]
+        for x in xs:
+            x.view(-1)[[3, 7]] = float("nan")
+        return tuple(xs)
+
+    auto = torch.export.Dim.AUTO
+    ex = inputs(5)
+    dyn = ({0: auto, 2: auto}, {0: auto, 2: auto, 3: auto}, {2: auto, 3: auto, 4: auto})
+    prog = symhlo.export(PoolIndices(), ex, dynamic_shapes=dyn)
+    cm = symhlo.compile(prog)
+    for n in (4, 6, 9):
+        args = inputs(n)
+        for k, (g, e) in enumerate(zip(cm(*args), PoolIndices()(*args))):
+            assert g.shape == e.shape and g.dtype == e.dtype, f"output {k} at n={n}"
+            assert torch.allclose(g, e, equal_nan=True), f"output {k} at n={n}"

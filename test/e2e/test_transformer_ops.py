@@ -107,6 +107,21 @@ def test_creation_tril_cumsum():
                 [(randn(2, 4),), (randn(3, 11),), (randn(2, 512),)], rtol=1e-4, atol=1e-4)
 
 
+class UnboundedScans(nn.Module):
+    """cumsum over unbounded axes (no max): the shift-and-add scan, 31 steps for 2^31."""
+
+    def forward(self, x, mask):
+        return torch.cumsum(x, dim=1), torch.cumsum(mask, -1) * mask, torch.cumsum(x, dim=0)
+
+
+def test_cumsum_unbounded_axes():
+    b, s = Dim("b", min=2), Dim("s", min=2)  # unbounded: no max
+    check_model("cumsum unbounded", UnboundedScans(), (randn(2, 5), randint(2, 2, 5)),
+                ({0: b, 1: s}, {0: b, 1: s}),
+                [(randn(2, 2), randint(2, 2, 2)), (randn(3, 11), randint(2, 3, 11)),
+                 (randn(5, 3000), randint(2, 5, 3000))], rtol=1e-4, atol=1e-3)
+
+
 class Reductions(nn.Module):
     """sum / mean / max / amax / argmax / var / std / softmax / log_softmax over dynamic dims."""
 
@@ -237,3 +252,20 @@ def test_former_iree_gaps(which):
     b, s = B(), S()
     check_model(which, IreeGaps(which), (randn(2, 3, 8),), ({0: b, 1: s},),
                 [(randn(2, 2, 8),), (randn(3, 9, 8),), (randn(2, 100, 8),)])
+
+
+class UnitContractions(nn.Module):
+    """Matmuls over a contracting size of 1 with a `?` batch (LeViT / MobileViT attention over one
+    position): IREE 3.13 refused them as dot_general; symhlo-prepare-for-iree multiplies."""
+
+    def forward(self, q, k, v):                             # q (b, 1, 1), k (b, 1, 16), v (b, 3, 1)
+        return torch.bmm(q, k), torch.bmm(v, k), torch.einsum("bik,bkj->bij", v, q)
+
+
+def test_matmul_unit_contraction():
+    b = B()
+    check_model("unit contractions", UnitContractions(), (randn(3, 1, 1), randn(3, 1, 16), randn(3, 3, 1)),
+                ({0: b}, {0: b}, {0: b}),
+                [(randn(2, 1, 1), randn(2, 1, 16), randn(2, 3, 1)),
+                 (randn(7, 1, 1), randn(7, 1, 16), randn(7, 3, 1)),
+                 (randn(64, 1, 1), randn(64, 1, 16), randn(64, 3, 1))], rtol=1e-6, atol=1e-6)

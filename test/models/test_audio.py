@@ -18,7 +18,7 @@ from torch.export import Dim
 transformers = pytest.importorskip("transformers")
 
 from models_harness import check_model, randn  # noqa: E402
-from test_vision import check_magnitude  # noqa: E402
+from models_harness import check_magnitude  # noqa: E402
 
 
 def test_wav2vec2():

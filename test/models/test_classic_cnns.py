@@ -13,7 +13,7 @@ from torch import nn
 from torch.export import Dim
 
 from models_harness import check_model, randn
-from test_vision import check_magnitude, reinit
+from models_harness import check_magnitude, reinit
 
 
 class Fire(nn.Module):

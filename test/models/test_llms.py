@@ -125,3 +125,15 @@ def test_sdpa_output_layout_keeps_views_valid():
                 ({0: Dim("batch", min=1, max=16), 1: Dim("seq", min=1, max=SEQ_MAX)},),
                 [(randn(1, 1, 16),), (randn(2, 13, 16),), (randn(5, 4, 16),)],
                 name="sdpa then view", report=False)
+
+
+def test_decoder_llm_unbounded_batch_and_sequence():
+    """Llama with no max on batch or sequence: unbounded dims keep every size `?` with no range
+    checks; it ran out of memory at load before (the causal mask's cumsum over an unbounded axis
+    allocated static 2^30-element blocks)."""
+    model = build("llama", "sdpa")
+    batch, seq = Dim("batch", min=1), Dim("seq", min=1)
+    dynamic = {"input_ids": {0: batch, 1: seq}, "attention_mask": {0: batch, 1: seq}}
+    check_model(model, (), dynamic, [tokens(1, 1), tokens(2, 13, pad=5), tokens(3, 300, pad=7)],
+                kwargs=tokens(3, 7, pad=2).kwargs, name="llama (sdpa, unbounded)",
+                family="decoder LLM", rtol=1e-4, atol=1e-4, check_specialization=False)

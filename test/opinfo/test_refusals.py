@@ -9,14 +9,14 @@ from torch.export import Dim
 import symhlo
 
 
-class NanMedian(torch.nn.Module):
+class Hfft(torch.nn.Module):
     def forward(self, x):
-        return torch.nanmedian(x, dim=1).values  # THE-LINE
+        return torch.fft.hfft(x, n=6, dim=1)  # THE-LINE
 
 
 def test_unlowered_op_with_constant_operands_is_named_with_its_line():
     line = next(i for i, text in enumerate(open(__file__), 1) if text.rstrip().endswith("# THE-LINE"))
     x = torch.randn(4, 5)
     with pytest.raises(symhlo.UnsupportedOpError,
-                       match=rf"unsupported op 'torch\.aten\.nanmedian\.dim' at loc\(\".*test_refusals\.py\":{line}:"):
-        symhlo.compile(NanMedian(), (x,), dynamic_shapes=({0: Dim.AUTO, 1: Dim.AUTO},))
+                       match=rf"unsupported op 'torch\.aten\.fft_hfft' at loc\(\".*test_refusals\.py\":{line}:"):
+        symhlo.compile(Hfft(), (x,), dynamic_shapes=({0: Dim.AUTO, 1: Dim.AUTO},))

@@ -89,3 +89,22 @@ func.func @gather_dynamic_indexed_window_kept(%arg0: tensor<?x8xf32>, %idx: tens
   %0 = "stablehlo.dynamic_gather"(%arg0, %idx, %sizes) <{dimension_numbers = #stablehlo.gather<offset_dims = [0, 1], start_index_map = [0], index_vector_dim = 0>}> : (tensor<?x8xf32>, tensor<1xi64>, tensor<2xi64>) -> tensor<?x8xf32>
   return %0 : tensor<?x8xf32>
 }
+
+// -----
+
+// A gather of a unit-stride slice reads the slice's source, its indices shifted by the slice's
+// start (every operand axis indexed): IREE 3.13 miscompiled a gather of the `?x1` slice lowered
+// to tensor.extract_slice (each row read x[0, 0]).
+// CHECK-LABEL: func @gather_of_slice
+// CHECK-NOT:     stablehlo.real_dynamic_slice
+// CHECK-NOT:     tensor.extract_slice
+// CHECK:         %[[OFF:.*]] = stablehlo.concatenate %{{.*}}, %{{.*}}, dim = 0 : (tensor<1xi64>, tensor<1xi64>) -> tensor<2xi64>
+// CHECK:         %[[B:.*]] = stablehlo.dynamic_broadcast_in_dim %[[OFF]], %{{.*}}, dims = [2]
+// CHECK:         %[[I:.*]] = stablehlo.add %arg2, %[[B]] : tensor<?x?x2xi64>
+// CHECK:         "stablehlo.gather"(%arg0, %[[I]]) <{dimension_numbers = #stablehlo.gather<collapsed_slice_dims = [0, 1], start_index_map = [1, 0], index_vector_dim = 2>
+func.func @gather_of_slice(%arg0: tensor<?x?xf32>, %start: tensor<2xi64>, %idx: tensor<?x?x2xi64>, %limit: tensor<2xi64>) -> tensor<?x?xf32> {
+  %c1 = stablehlo.constant dense<1> : tensor<2xi64>
+  %s = stablehlo.real_dynamic_slice %arg0, %start, %limit, %c1 : (tensor<?x?xf32>, tensor<2xi64>, tensor<2xi64>, tensor<2xi64>) -> tensor<?x1xf32>
+  %r = "stablehlo.gather"(%s, %idx) <{dimension_numbers = #stablehlo.gather<collapsed_slice_dims = [0, 1], start_index_map = [1, 0], index_vector_dim = 2>, indices_are_sorted = false, slice_sizes = array<i64: 1, 1>}> : (tensor<?x1xf32>, tensor<?x?x2xi64>) -> tensor<?x?xf32>
+  return %r : tensor<?x?xf32>
+}

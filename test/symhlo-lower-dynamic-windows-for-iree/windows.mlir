@@ -47,6 +47,20 @@ func.func @conv2d_dynamic_batch_only_unchanged(%arg0: tensor<?x3x8x8xf32>, %arg1
 
 // -----
 
+// A grouped (here depthwise) convolution with only the batch dynamic: IREE 3.13 fails to
+// legalize it, so it takes the grouped linalg form too.
+// CHECK-LABEL: func @depthwise_dynamic_batch_only
+// CHECK:         tensor.expand_shape
+// CHECK:         linalg.conv_2d_ngchw_gfchw
+// CHECK:         tensor.collapse_shape
+// CHECK-NOT:     stablehlo.convolution
+func.func @depthwise_dynamic_batch_only(%arg0: tensor<?x8x8x8xf32>, %arg1: tensor<8x1x3x3xf32>) -> tensor<?x8x8x8xf32> {
+  %0 = stablehlo.convolution(%arg0, %arg1) dim_numbers = [b, f, 0, 1]x[o, i, 0, 1]->[b, f, 0, 1], window = {stride = [1, 1], pad = [[1, 1], [1, 1]], rhs_dilate = [1, 1]} {batch_group_count = 1 : i64, feature_group_count = 8 : i64} : (tensor<?x8x8x8xf32>, tensor<8x1x3x3xf32>) -> tensor<?x8x8x8xf32>
+  return %0 : tensor<?x8x8x8xf32>
+}
+
+// -----
+
 // No padding: no pad op; dilation 2 widens the window span to 2*(3-1)+1 = 5 and spaces the
 // patch reads (input map ow + 2*kw).
 // CHECK-DAG:   #[[READ1:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1 + d2 * 2, d3)>

@@ -42,3 +42,34 @@ func.func @permuting_dims_stays(%arg0: tensor<?x?xf32>, %s: tensor<2xi64>) -> te
   %0 = stablehlo.dynamic_broadcast_in_dim %arg0, %s, dims = [1, 0] : (tensor<?x?xf32>, tensor<2xi64>) -> tensor<?x?xf32>
   return %0 : tensor<?x?xf32>
 }
+
+// -----
+
+// The size of an elementwise chain's result is read off the value the chain starts from.
+// CHECK-LABEL: func @dim_of_elementwise_chain
+// CHECK:         %[[D:.*]] = stablehlo.get_dimension_size %arg0, dim = 0
+// CHECK:         %[[E:.*]] = stablehlo.get_dimension_size %arg0, dim = 0
+// CHECK:         return %[[D]], %[[E]]
+func.func @dim_of_elementwise_chain(%arg0: tensor<?xf32>, %c: tensor<f32>) -> (tensor<i32>, tensor<i32>) {
+  %0 = stablehlo.exponential %arg0 : tensor<?xf32>
+  %1 = stablehlo.compare GT, %0, %arg0, FLOAT : (tensor<?xf32>, tensor<?xf32>) -> tensor<?xi1>
+  %2 = stablehlo.select %1, %0, %arg0 : tensor<?xi1>, tensor<?xf32>
+  %3 = stablehlo.clamp %c, %2, %c : (tensor<f32>, tensor<?xf32>, tensor<f32>) -> tensor<?xf32>
+  %d = stablehlo.get_dimension_size %3, dim = 0 : (tensor<?xf32>) -> tensor<i32>
+  %e = stablehlo.get_dimension_size %1, dim = 0 : (tensor<?xi1>) -> tensor<i32>
+  return %d, %e : tensor<i32>, tensor<i32>
+}
+
+// -----
+
+// A reduce is not elementwise: its result's size stays its own.
+// CHECK-LABEL: func @dim_of_non_elementwise_kept
+// CHECK:         %[[R:.*]] = stablehlo.reduce
+// CHECK:         stablehlo.get_dimension_size %[[R]], dim = 0
+func.func @dim_of_non_elementwise_kept(%arg0: tensor<?x?xf32>) -> tensor<i32> {
+  %z = stablehlo.constant dense<0.0> : tensor<f32>
+  %0 = stablehlo.reduce(%arg0 init: %z) applies stablehlo.add across dimensions = [1] : (tensor<?x?xf32>, tensor<f32>) -> tensor<?xf32>
+  %1 = stablehlo.exponential %0 : tensor<?xf32>
+  %d = stablehlo.get_dimension_size %1, dim = 0 : (tensor<?xf32>) -> tensor<i32>
+  return %d : tensor<i32>
+}

@@ -414,3 +414,19 @@ func.func @size_failure_unranked(%arg0: !torch.vtensor<*,f32>) -> !torch.int {
   %n = torch.aten.size.int %arg0, %int0 : !torch.vtensor<*,f32>, !torch.int -> !torch.int
   return %n : !torch.int
 }
+
+// -----
+
+// An argument axis typed `?` that torch.export pinned (its size expression is the constant 2)
+// gets the static size in the argument's and the function's type, matching the ops after it.
+// CHECK-LABEL: func @pinned_arg_axis
+// CHECK-SAME:    (%arg0: !torch.vtensor<[1,?,2],f32>) -> !torch.vtensor<[1,?,2,1],f32>
+// CHECK-SAME:    symhlo.arg_shapes = {{\[}}["1", "s85", "2"]]
+// CHECK:         torch.aten.unsqueeze %arg0, %{{.*}} : !torch.vtensor<[1,?,2],f32>, !torch.int -> !torch.vtensor<[1,?,2,1],f32>
+func.func @pinned_arg_axis(%arg0: !torch.vtensor<[1,?,?],f32>) -> !torch.vtensor<[1,?,2,1],f32> {
+  %0 = torch.symbolic_int "s85" {min_val = 2, max_val = 64} : !torch.int
+  torch.bind_symbolic_shape %arg0, [%0], affine_map<()[s0] -> (1, s0, 2)> : !torch.vtensor<[1,?,?],f32>
+  %int-1 = torch.constant.int -1
+  %1 = torch.aten.unsqueeze %arg0, %int-1 : !torch.vtensor<[1,?,?],f32>, !torch.int -> !torch.vtensor<[1,?,2,1],f32>
+  return %1 : !torch.vtensor<[1,?,2,1],f32>
+}

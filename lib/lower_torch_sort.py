@@ -1,0 +1,257 @@
+"""symhlo-lower-torch-sort: torch.aten.sort / torch.aten.topk -> stablehlo.sort with torch's order.
+
+torch-mlir's StableHLO lowering of `aten.sort` emits a `stablehlo.iota` of the operand's type,
+which does not verify when an axis is `?`, and its comparator is a bare `GT` / `LT`: a NaN then
+stays where it was (eager puts NaNs last ascending, first descending), so even a static sort came
+out silently wrong on NaN. `aten.topk` becomes the same sort plus a slice, which IREE 3.13
+pattern-matches into `chlo.top_k` with i32 indices and then rejects. This pass, on torch backend
+IR (before torch-backend-to-stablehlo-backend-pipeline), lowers both itself:
+
+    %v, %i = torch.aten.sort %x, %int-1, %true : !torch.vtensor<[?,?],f32>, !torch.int, !torch.bool
+               -> !torch.vtensor<[?,?],f32>, !torch.vtensor<[?,?],si64>
+  ==>
+    %t = torch_c.to_builtin_tensor %x : !torch.vtensor<[?,?],f32> -> tensor<?x?xf32>
+    %s = stablehlo.concatenate (get_dimension_size %t, 0), (get_dimension_size %t, 1) : tensor<2xi64>
+    %iota = stablehlo.dynamic_iota %s, dim = 1 : (tensor<2xi64>) -> tensor<?x?xi64>
+    %r:2 = "stablehlo.sort"(%t, %iota) ({
+      ^bb0(%a: f32, %b: f32, %ia: i64, %ib: i64):
+        before = (a > b) | (isnan(a) & !isnan(b))                 (descending; NaN is largest)
+               | ((a == b) | (isnan(a) & isnan(b))) & (ia < ib)   (ties keep the input order)
+    }) {dimension = 1, is_stable = true}
+    %v = torch_c.from_builtin_tensor %r#0 ; %i = torch_c.from_builtin_tensor %r#1
+
+    %v, %i = torch.aten.topk %x, %k, %dim, %largest, %sorted
+  ==>  the sort above (descending when largest) + stablehlo.slice [0, k) along dim
+
+Ties are broken by the index in the comparator itself: the comparator is a strict total order,
+so the result is torch's stable sort whatever the sort algorithm (IREE 3.13's CPU sort did not
+keep equal keys in order with `is_stable = true` alone). The comparator never starts with a `GT`
+compare: IREE's preprocessing turns an iota -> sort -> slice whose comparator's first op is `GT`
+into `chlo.top_k`, reading nothing else of the comparator (so NaN and ties would be lost; with
+i64 indices it failed to verify instead). Eager's unstable sort (`stable=False`,
+the default) may order equal keys otherwise; the stable order is one of the valid answers it
+documents. `-0.0 == 0.0` is a tie, as in eager. `topk(sorted=False)` returns them sorted (a valid
+answer; eager's order is unspecified). Integers compare signed (unsigned for `ui8` and bool).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from torch_mlir import ir
+
+from .ir_util import create, defining_op, ensure_upstream_registered, is_dynamic, walk_ops
+from .registry import Pass, PassFailure
+
+_I1 = lambda: ir.IntegerType.get_signless(1)    # noqa: E731
+_I64 = lambda: ir.IntegerType.get_signless(64)  # noqa: E731
+
+
+def constant_value(v: ir.Value):
+    """The value of a torch.constant.int / torch.constant.bool operand, else None."""
+    d = defining_op(v)
+    if d is None:
+        return None
+    if d.name == "torch.constant.int":
+        return ir.IntegerAttr(d.attributes["value"]).value
+    if d.name == "torch.constant.bool":
+        return ir.BoolAttr(d.attributes["value"]).value
+    return None
+
+
+def builtin_type(t: ir.Type) -> tuple[ir.RankedTensorType, str]:
+    """`!torch.vtensor<[?,4],si64>` -> (tensor<?x4xi64>, "si64")."""
+    m = re.match(r"!torch\.vtensor<\[([^\]]*)\],(.+)>$", str(t))
+    if not m:
+        raise ValueError(f"not a ranked value tensor: {t}")
+    sizes = [ir.ShapedType.get_dynamic_size() if s.strip() == "?" else int(s)
+             for s in m.group(1).split(",") if s.strip()]
+    dtype = m.group(2)
+    elt = ir.Type.parse(re.sub(r"^[su]i(\d+)$", r"i\1", dtype))
+    return ir.RankedTensorType.get(sizes, elt), dtype
+
+
+class StablehloBuilder:
+    """Builds StableHLO ops (and torch_c casts) in front of `anchor`, at its location."""
+
+    def __init__(self, anchor: ir.Operation):
+        self.loc, self.ip = anchor.location, ir.InsertionPoint(anchor)
+
+    def op(self, name, results, operands, attrs=None, ip=None) -> ir.Value:
+        return create(name, results, operands, attrs, loc=self.loc, ip=ip or self.ip).result
+
+    def scalar(self, elt: ir.Type) -> ir.RankedTensorType:
+        return ir.RankedTensorType.get([], elt)
+
+    def const1(self, n: int) -> ir.Value:
+        """n as tensor<1xi64>."""
+        t = ir.RankedTensorType.get([1], _I64())
+        return self.op("stablehlo.constant", [t], [],
+                       {"value": ir.DenseElementsAttr.get_splat(t, ir.IntegerAttr.get(_I64(), n))})
+
+    def dim_size(self, x: ir.Value, axis: int) -> ir.Value:
+        """x.shape[axis] as tensor<1xi64>."""
+        size = ir.RankedTensorType(x.type).shape[axis]
+        if not is_dynamic(size):
+            return self.const1(size)
+        i32 = ir.IntegerType.get_signless(32)
+        d = self.op("stablehlo.get_dimension_size", [self.scalar(i32)], [x],
+                    {"dimension": ir.IntegerAttr.get(_I64(), axis)})
+        d = self.op("stablehlo.convert", [self.scalar(_I64())], [d])
+        return self.op("stablehlo.reshape", [ir.RankedTensorType.get([1], _I64())], [d])
+
+    def iota(self, x: ir.Value, axis: int) -> ir.Value:
+        """An i64 iota of x's shape along `axis` (dynamic_iota when a dim is `?`)."""
+        shape = ir.RankedTensorType(x.type).shape
+        t = ir.RankedTensorType.get(shape, _I64())
+        dim = {"iota_dimension": ir.IntegerAttr.get(_I64(), axis)}
+        if not any(is_dynamic(s) for s in shape):
+            return self.op("stablehlo.iota", [t], [], dim)
+        parts = [self.dim_size(x, a) for a in range(len(shape))]
+        sizes = parts[0] if len(parts) == 1 else self.op(
+            "stablehlo.concatenate", [ir.RankedTensorType.get([len(parts)], _I64())], parts,
+            {"dimension": ir.IntegerAttr.get(_I64(), 0)})
+        return self.op("stablehlo.dynamic_iota", [t], [sizes], dim)
+
+
+def _comparator(sort: ir.Operation, elt: ir.Type, dtype: str, descending: bool, loc) -> None:
+    """The comparator region of `sort` over (value, index) pairs: a strict total order."""
+    scalar = ir.RankedTensorType.get([], elt)
+    index = ir.RankedTensorType.get([], _I64())
+    pred = ir.RankedTensorType.get([], _I1())
+    block = sort.regions[0].blocks.append(scalar, scalar, index, index)
+    ip = ir.InsertionPoint(block)
+    a, b, ia, ib = block.arguments
+
+    def mk(name, operands, attrs=None, result=pred):
+        return create(name, [result], operands, attrs, loc=loc, ip=ip).result
+
+    def compare(direction, x, y, kind):
+        return mk("stablehlo.compare", [x, y], {
+            "comparison_direction": ir.Attribute.parse(f"#stablehlo<comparison_direction {direction}>"),
+            "compare_type": ir.Attribute.parse(f"#stablehlo<comparison_type {kind}>")})
+
+    # The first op is never a GT compare: IREE's IotaSortSliceIsTopK reads only the comparator's
+    # first op and would turn sort + slice into a chlo.top_k, dropping the NaN and tie rules.
+    direction = "GT" if descending else "LT"
+    if isinstance(elt, ir.IntegerType):
+        kind = "UNSIGNED" if dtype in ("ui8", "i1") else "SIGNED"
+        tie = compare("EQ", a, b, kind)
+        before = compare(direction, a, b, kind)
+    else:
+        a_nan, b_nan = compare("NE", a, a, "FLOAT"), compare("NE", b, b, "FLOAT")
+        tie = mk("stablehlo.or", [compare("EQ", a, b, "FLOAT"), mk("stablehlo.and", [a_nan, b_nan])])
+        # NaN sorts as the largest value: first when descending, last when ascending.
+        first, second = (a_nan, b_nan) if descending else (b_nan, a_nan)
+        before = mk("stablehlo.or", [compare(direction, a, b, "FLOAT"),
+                                     mk("stablehlo.and", [first, mk("stablehlo.not", [second])])])
+    earlier = compare("LT", ia, ib, "SIGNED")
+    result = mk("stablehlo.or", [before, mk("stablehlo.and", [tie, earlier])])
+    create("stablehlo.return", [], [result], loc=loc, ip=ip)
+
+
+def _sort(op: ir.Operation, x: ir.Value, axis: int, descending: bool) -> tuple[ir.Value, ir.Value, ir.RankedTensorType, str]:
+    """(values, indices) of `x` sorted along `axis`, as builtin tensors."""
+    b = StablehloBuilder(op)
+    t, dtype = builtin_type(x.type)
+    xt = b.op("torch_c.to_builtin_tensor", [t], [x])
+    if t.rank == 0:  # a 0-d sort is the value itself, at index 0
+        zero = ir.RankedTensorType.get([], _I64())
+        idx = b.op("stablehlo.constant", [zero], [],
+                   {"value": ir.DenseElementsAttr.get_splat(zero, ir.IntegerAttr.get(_I64(), 0))})
+        return xt, idx, t, dtype
+    iota = b.iota(xt, axis)
+    sort = ir.Operation.create("stablehlo.sort", results=[t, iota.type], operands=[xt, iota],
+                               attributes={"dimension": ir.IntegerAttr.get(_I64(), axis),
+                                           "is_stable": ir.BoolAttr.get(True)},
+                               regions=1, loc=b.loc, ip=b.ip)
+    _comparator(sort, t.element_type, dtype, descending, b.loc)
+    return sort.results[0], sort.results[1], t, dtype
+
+
+def _axis(op: ir.Operation, v: ir.Value, rank: int) -> int:
+    axis = constant_value(v)
+    if axis is None:
+        raise PassFailure(f"{op.name} with a non-constant dimension is not supported",
+                          [(str(op.location), "dimension must be a constant")])
+    axis = axis + max(rank, 1) if axis < 0 else axis
+    if not 0 <= axis < max(rank, 1):
+        raise PassFailure(f"{op.name} dimension out of range", [(str(op.location), str(axis))])
+    return axis
+
+
+def replace_with_builtin(op: ir.Operation, values: list[ir.Value]) -> None:
+    """Replaces op's results by builtin tensors `values`, cast back with from_builtin_tensor."""
+    b = StablehloBuilder(op)
+    for res, v in zip(op.results, values):
+        res.replace_all_uses_with(b.op("torch_c.from_builtin_tensor", [res.type], [v]))
+    op.erase()
+
+
+def convert_torch_aten_sort(op: ir.Operation) -> None:
+    """torch.aten.sort -> stablehlo.sort over (x, iota) with torch's NaN order and stable ties."""
+    x, dim, desc = op.operands
+    descending = constant_value(desc)
+    if descending is None:
+        raise PassFailure("torch.aten.sort with a non-constant `descending` is not supported",
+                          [(str(op.location), "descending must be a constant")])
+    rank = builtin_type(x.type)[0].rank
+    values, indices, _, _ = _sort(op, x, _axis(op, dim, rank), bool(descending))
+    replace_with_builtin(op, [values, indices])
+
+
+def convert_torch_aten_topk(op: ir.Operation) -> None:
+    """torch.aten.topk -> the sort above (descending when `largest`) + a slice of the first k."""
+    x, k_v, dim, largest_v, _sorted = op.operands
+    k, largest = constant_value(k_v), constant_value(largest_v)
+    if k is None or largest is None:
+        raise PassFailure("torch.aten.topk with a non-constant k or `largest` is not supported",
+                          [(str(op.location), "k and largest must be constants")])
+    rank = builtin_type(x.type)[0].rank
+    axis = _axis(op, dim, rank)
+    values, indices, t, _ = _sort(op, x, axis, bool(largest))
+    if rank == 0:
+        replace_with_builtin(op, [values, indices])
+        return
+    b = StablehloBuilder(op)
+    out = []
+    for v in (values, indices):
+        vt = ir.RankedTensorType(v.type)
+        shape = list(vt.shape)
+        shape[axis] = k
+        result = ir.RankedTensorType.get(shape, vt.element_type)
+        arr = ir.DenseI64ArrayAttr.get
+        if not any(is_dynamic(s) for s in shape):
+            out.append(b.op("stablehlo.slice", [result], [v], {
+                "start_indices": arr([0] * rank), "limit_indices": arr(shape),
+                "strides": arr([1] * rank)}))
+            continue
+        vec = ir.RankedTensorType.get([rank], _I64())
+        splat = lambda n: b.op("stablehlo.constant", [vec], [], {  # noqa: E731
+            "value": ir.DenseElementsAttr.get_splat(vec, ir.IntegerAttr.get(_I64(), n))})
+        limit = [b.dim_size(v, a) if a != axis else b.const1(k) for a in range(rank)]
+        limit = limit[0] if rank == 1 else b.op(
+            "stablehlo.concatenate", [vec], limit, {"dimension": ir.IntegerAttr.get(_I64(), 0)})
+        out.append(b.op("stablehlo.real_dynamic_slice", [result], [v, splat(0), limit, splat(1)]))
+    replace_with_builtin(op, out)
+
+
+PATTERNS = {
+    "torch.aten.sort": convert_torch_aten_sort,
+    "torch.aten.topk": convert_torch_aten_topk,
+}
+
+
+@dataclass(frozen=True)
+class LowerTorchSort(Pass):
+    """Lower torch.aten.sort / topk to stablehlo.sort with torch's NaN order and stable ties."""
+
+    name = "symhlo-lower-torch-sort"
+    summary = "torch.aten.sort / topk -> stablehlo.sort over (x, dynamic_iota), NaN largest, ties in input order"
+
+    def run(self, module: ir.Module) -> None:
+        ensure_upstream_registered(module.context)
+        with module.context, ir.Location.unknown():
+            for op in [o for o in walk_ops(module.operation) if o.name in PATTERNS]:
+                PATTERNS[op.name](op)

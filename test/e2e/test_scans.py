@@ -1,0 +1,47 @@
+"""Scans over `?` axes vs eager: cumprod, logcumsumexp, cummax / cummin (values and indices),
+linalg.vander, with ties and NaN.
+
+torch-mlir has no StableHLO lowering of cumprod, cummax or cummin, and its logcumsumexp becomes a
+cumsum after symhlo's cumsum lowering ran. symhlo.decomp_select scans with a masked reduction
+over the triangle j <= i when the axis is bounded by 1024, and with a log-step scan (31 steps of
+gathers combined by 2-element reductions) when it is longer or unbounded: the two inputs below
+take one form each, so each test compiles one module that runs both.
+"""
+
+from __future__ import annotations
+
+import torch
+from torch.export import Dim
+
+from e2e_harness import check_model
+
+NAN = float("nan")
+
+
+def values(b: int, n: int, seed: int) -> torch.Tensor:
+    """Few distinct values near 1 (ties; products stay finite), NaN in the first row."""
+    g = torch.Generator().manual_seed(seed)
+    x = 0.75 + torch.randint(0, 5, (b, n), generator=g).float() / 8
+    x[0, n // 2] = NAN
+    return x
+
+
+class Scans(torch.nn.Module):
+    def forward(self, x, u):
+        out = []
+        for t in (x, u):                     # x: triangle form, u: log-step form
+            out += [torch.cumprod(t, 1), torch.logcumsumexp(t * 4, 1),
+                    torch.cummax(t, 1), torch.cummin(t, 1), torch.cummax(t, 0)]
+        out.append(torch.linalg.vander(x[1]))
+        return tuple(out)
+
+
+def test_cumprod_logcumsumexp_cummax_cummin_vander():
+    b = Dim("b", min=2, max=16)
+    n = Dim("n", min=3, max=64)                      # bound <= 1024: the triangle
+    m = Dim("m", min=2)                              # unbounded: the log-step scan
+    sizes = [(2, 5, 3), (3, 17, 40), (4, 64, 1100)]
+    check_model("scans", Scans(), (values(3, 7, 0), values(3, 9, 1)),
+                ({0: b, 1: n}, {0: b, 1: m}),
+                [(values(bb, nn, nn), values(bb, mm, mm)) for bb, nn, mm in sizes],
+                rtol=1e-4, atol=1e-5, equal_nan=True)
