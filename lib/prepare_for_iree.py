@@ -82,7 +82,13 @@ class ReshapePlan:
 
 
 def plan_stablehlo_dynamic_reshape(op: ir.Operation, facts: SizeFacts) -> ReshapePlan | None:
-    """The reassociation that the size facts prove for `op`, or None (not proven)."""
+    """The reassociation that the size facts prove for `op`, or None (not proven, or the reshape
+    feeds a scatter: IREE 3.13 fuses an expand_shape of `?` scatter indices or updates with
+    their elementwise producers into the scatter's dispatch and sizes its stack buffer from
+    the unbounded `?` (histc over `?` n: 'exceeded stack allocation limit'); the
+    tensor.reshape keeps them apart)."""
+    if any(u.owner.name == "stablehlo.scatter" for u in op.results[0].uses):
+        return None
     x, shape = op.operands
     src_t, dst_t = ir.RankedTensorType(x.type), ir.RankedTensorType(op.results[0].type)
     vec = facts.vector(shape)

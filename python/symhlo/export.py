@@ -395,7 +395,8 @@ def lower_exported_program(ep, *, names: dict[str, str] | None = None,
         try:
             with TORCH_LOCK:
                 equalities: list[str] = []
-                module = import_exported_program(ep, relations=equalities)
+                module = import_exported_program(
+                    ep, relations=equalities, names=readable_names(symbols, symbols.names))
                 symbols.add_relations(equalities)
         except SymhloError:
             raise

@@ -265,7 +265,7 @@ class _GuardRecorder(list):
         super().append(guard)
 
 
-def reject_decomposition_guards(ep, snapshot) -> None:
+def reject_decomposition_guards(ep, snapshot, user_names: dict[str, str] | None = None) -> list:
     """Raises UnsupportedOpError if decomposing specialized a dynamic size to the example's.
     Returns the equalities between input sizes that decomposing introduced (`s1 == s0`: a
     decomposition that needs two inputs' sizes equal, as eager does), as relations for the
@@ -282,7 +282,8 @@ def reject_decomposition_guards(ep, snapshot) -> None:
     ranges imply (proved by bound_sympy), or that no sizes break within the ranges and
     torch.export's own input guards (which the call-time checks enforce: `h - 3 != 1` and
     `h - 3 >= 1` make a contiguity check's `h - 3 > 1` hold). The error names each guard, the
-    decomposition's source line and sizes at which it fails.
+    decomposition's source line and sizes at which it fails, in `user_names` (internal symbol
+    -> the user's Dim name) where given, else as `input.shape[axis]`.
     """
     if snapshot is None:
         return []
@@ -333,12 +334,14 @@ def reject_decomposition_guards(ep, snapshot) -> None:
                 bad.append((f"{sym} == {value}", None, None))
     if not bad:
         return equalities
-    names = {}
+    axes = {}  # internal symbol -> `input.shape[axis]` it binds
     for node in ep.graph.nodes:
         if node.op == "placeholder" and isinstance(node.meta.get("val"), torch.Tensor):
             for axis, size in enumerate(node.meta["val"].shape):
                 if isinstance(size, torch.SymInt) and size.node.expr.is_Symbol:
-                    names.setdefault(str(size.node.expr), f"{node.name}.shape[{axis}]")
+                    axes.setdefault(str(size.node.expr), f"{node.name}.shape[{axis}]")
+    names = {**axes, **(user_names or {})}
+    used: dict[str, None] = {}
 
     def where(sloc) -> str:
         frame = getattr(sloc, "framework_loc", None)
@@ -350,8 +353,19 @@ def reject_decomposition_guards(ep, snapshot) -> None:
 
     import re
 
+    from torch.utils._sympy.printers import PythonPrinter
+
     def rename(expr) -> str:
-        return re.sub(r"\b[su]\d+\b", lambda m: names.get(m.group(0), m.group(0)), str(expr))
+        if not isinstance(expr, str):
+            try:
+                expr = PythonPrinter().doprint(expr)
+            except Exception:
+                expr = str(expr)
+
+        def one(m):
+            used.setdefault(m.group(0))
+            return names.get(m.group(0), m.group(0))
+        return re.sub(r"\b[su]\d+\b", one, expr)
 
     def broken(witness) -> str:
         if not witness:
@@ -360,6 +374,9 @@ def reject_decomposition_guards(ep, snapshot) -> None:
 
     lines = "; ".join(f"{rename(e)}{where(s)}{broken(w)}" for e, s, w in bad[:6])
     more = f" and {len(bad) - 6} more" if len(bad) > 6 else ""
+    legend = ", ".join(f"{names[s]} is {axes[s]}" for s in used
+                       if s in axes and names.get(s) != axes[s])
+    more += f" [{legend}]" if legend else ""
     from .errors import UnsupportedOpError
 
     raise UnsupportedOpError(
@@ -370,19 +387,21 @@ def reject_decomposition_guards(ep, snapshot) -> None:
 
 
 def import_exported_program(ep: torch.export.ExportedProgram, *, func_name: str = "main",
-                            relations: list | None = None) -> ir.Module:
+                            relations: list | None = None,
+                            names: dict[str, str] | None = None) -> ir.Module:
     """Imports `ep` (after core-ATen decompositions) as a torch-dialect module.
 
     Weights are imported as inline dense constants (not `dense_resource`), which the portable
     artifact accepts. `relations`, when given, receives the size equalities the decompositions
-    rely on (over ep's internal symbols), which the caller must check at call time.
+    rely on (over ep's internal symbols), which the caller must check at call time. `names`
+    (internal symbol -> the user's name) words the errors.
     """
     from .decompositions import on_0d_as_1d, symhlo_decompositions
 
     snapshot = _shape_env_snapshot(ep)
     table = get_decomposition_table()
     ep = _run_decompositions(ep, {**table, **on_0d_as_1d(table), **symhlo_decompositions()})
-    equalities = reject_decomposition_guards(ep, snapshot)
+    equalities = reject_decomposition_guards(ep, snapshot, names)
     if equalities and relations is None:
         from .errors import UnsupportedOpError
 

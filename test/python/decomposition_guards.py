@@ -40,8 +40,8 @@ try:
 except symhlo.UnsupportedOpError as e:
     print("REJECTED", e)
 # CHECK: REJECTED a decomposition specialized dynamic sizes to the example's: the decomposed graph
-# CHECK-SAME: holds only where x.shape[3] > 8 ({{.*}}decomposition_guards.py:{{[0-9]+}} in branch_on_width)
-# CHECK-SAME: which the Dim ranges do not imply
+# CHECK-SAME: holds only where w > 8 ({{.*}}decomposition_guards.py:{{[0-9]+}} in branch_on_width),
+# CHECK-SAME: false at w = 4 [w is x.shape[3]], which the Dim ranges do not imply
 # CHECK-NOT: EXPORTED
 
 
@@ -58,7 +58,7 @@ try:
     print("EXPORTED")
 except symhlo.UnsupportedOpError as e:
     print("REJECTED", e)
-# CHECK: REJECTED {{.*}} only where Eq(Mod(x.shape[2], 2), 0) ({{.*}} in branch_on_parity)
+# CHECK: REJECTED {{.*}} only where (h % 2) == 0 ({{.*}} in branch_on_parity), false at h = {{[0-9]+}} [h is x.shape[2]]
 # CHECK-NOT: EXPORTED
 
 

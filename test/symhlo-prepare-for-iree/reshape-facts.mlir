@@ -212,3 +212,27 @@ func.func @concatenate_constant_padding(%arg0: tensor<?x2x?xf32>, %s: tensor<3xi
   %0 = stablehlo.concatenate %arg0, %pad, dim = 2 : (tensor<?x2x?xf32>, tensor<?x2x?xf32>) -> tensor<?x2x?xf32>
   return %0 : tensor<?x2x?xf32>
 }
+
+// -----
+
+// A proven reshape that feeds a scatter keeps tensor.reshape: IREE 3.13 fused an expand_shape
+// of `?` scatter indices with their producers into the scatter's dispatch and sized its stack
+// buffer from the unbounded `?` (histc over `?` n failed to compile).
+// CHECK-LABEL: func @reshape_into_scatter_indices
+// CHECK-NOT:     tensor.expand_shape
+// CHECK:         %[[I:.*]] = tensor.reshape %arg1
+// CHECK:         "stablehlo.scatter"(%arg0, %[[I]], %arg2)
+func.func @reshape_into_scatter_indices(%arg0: tensor<8xf32>, %arg1: tensor<?xi64>, %arg2: tensor<?xf32>) -> tensor<8xf32> {
+  %c1 = stablehlo.constant dense<1> : tensor<1xi64>
+  %n = stablehlo.get_dimension_size %arg1, dim = 0 : (tensor<?xi64>) -> tensor<i32>
+  %n64 = stablehlo.convert %n : (tensor<i32>) -> tensor<i64>
+  %n1 = stablehlo.reshape %n64 : (tensor<i64>) -> tensor<1xi64>
+  %shape = stablehlo.concatenate %n1, %c1, dim = 0 : (tensor<1xi64>, tensor<1xi64>) -> tensor<2xi64>
+  %idx = stablehlo.dynamic_reshape %arg1, %shape : (tensor<?xi64>, tensor<2xi64>) -> tensor<?x1xi64>
+  %0 = "stablehlo.scatter"(%arg0, %idx, %arg2) <{indices_are_sorted = false, scatter_dimension_numbers = #stablehlo.scatter<inserted_window_dims = [0], scatter_dims_to_operand_dims = [0], index_vector_dim = 1>, unique_indices = false}> ({
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    %s = stablehlo.add %a, %b : tensor<f32>
+    stablehlo.return %s : tensor<f32>
+  }) : (tensor<8xf32>, tensor<?x1xi64>, tensor<?xf32>) -> tensor<8xf32>
+  return %0 : tensor<8xf32>
+}
