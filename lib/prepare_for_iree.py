@@ -81,13 +81,35 @@ class ReshapePlan:
     dst_exprs: tuple = ()   # each result size as a size expression (lib/size_facts.py)
 
 
+_INDEX_PLUMBING = ("stablehlo.dynamic_broadcast_in_dim", "stablehlo.broadcast_in_dim",
+                   "stablehlo.concatenate", "stablehlo.convert", "stablehlo.reshape",
+                   "stablehlo.dynamic_reshape", "stablehlo.select", "stablehlo.add",
+                   "stablehlo.subtract", "stablehlo.multiply", "stablehlo.clamp")
+
+
+def _feeds_gather_or_scatter(v: ir.Value, depth: int = 4) -> bool:
+    """Whether `v` reaches the operand of a gather, or a scatter's indices or updates, through
+    at most `depth` broadcasts / concatenates / elementwise ops."""
+    for use in v.uses:
+        user = use.owner
+        if user.name == "stablehlo.gather" and use.operand_number == 0:
+            return True
+        if user.name == "stablehlo.scatter" and use.operand_number >= 1:
+            return True
+        if depth > 0 and user.name in _INDEX_PLUMBING and any(
+                _feeds_gather_or_scatter(r, depth - 1) for r in user.results):
+            return True
+    return False
+
+
 def plan_stablehlo_dynamic_reshape(op: ir.Operation, facts: SizeFacts) -> ReshapePlan | None:
     """The reassociation that the size facts prove for `op`, or None (not proven, or the reshape
-    feeds a scatter: IREE 3.13 fuses an expand_shape of `?` scatter indices or updates with
-    their elementwise producers into the scatter's dispatch and sizes its stack buffer from
-    the unbounded `?` (histc over `?` n: 'exceeded stack allocation limit'); the
-    tensor.reshape keeps them apart)."""
-    if any(u.owner.name == "stablehlo.scatter" for u in op.results[0].uses):
+    feeds the operand of a gather, or a scatter's indices or updates: IREE 3.13 fuses the
+    collapse/expand_shape with its producers into that dispatch and then sized a stack buffer
+    from the unbounded `?` (histc over `?` n: 'exceeded stack allocation limit') or left an
+    unrealized_conversion_cast in its LLVM code (`x[:, :, 0][idx]`: a gather from a collapsed
+    unit slice); the tensor.reshape keeps them apart)."""
+    if _feeds_gather_or_scatter(op.results[0]):
         return None
     x, shape = op.operands
     src_t, dst_t = ir.RankedTensorType(x.type), ir.RankedTensorType(op.results[0].type)

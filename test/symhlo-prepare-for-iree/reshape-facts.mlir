@@ -236,3 +236,24 @@ func.func @reshape_into_scatter_indices(%arg0: tensor<8xf32>, %arg1: tensor<?xi6
   }) : (tensor<8xf32>, tensor<?x1xi64>, tensor<?xf32>) -> tensor<8xf32>
   return %0 : tensor<8xf32>
 }
+
+// -----
+
+// Likewise a proven reshape of a gather's operand (IREE 3.13 left an
+// unrealized_conversion_cast in the LLVM code of `x[:, :, 0][idx]`).
+// CHECK-LABEL: func @reshape_into_gather_operand
+// CHECK-NOT:     tensor.collapse_shape
+// CHECK:         %[[X:.*]] = tensor.reshape %arg0
+// CHECK:         "stablehlo.gather"(%[[X]], %{{.*}})
+func.func @reshape_into_gather_operand(%arg0: tensor<?x?x1xf32>, %arg1: tensor<?x1xi64>) -> tensor<?x4xf32> {
+  %a = stablehlo.get_dimension_size %arg0, dim = 0 : (tensor<?x?x1xf32>) -> tensor<i32>
+  %b = stablehlo.get_dimension_size %arg0, dim = 1 : (tensor<?x?x1xf32>) -> tensor<i32>
+  %a64 = stablehlo.convert %a : (tensor<i32>) -> tensor<i64>
+  %b64 = stablehlo.convert %b : (tensor<i32>) -> tensor<i64>
+  %a1 = stablehlo.reshape %a64 : (tensor<i64>) -> tensor<1xi64>
+  %b1 = stablehlo.reshape %b64 : (tensor<i64>) -> tensor<1xi64>
+  %shape = stablehlo.concatenate %a1, %b1, dim = 0 : (tensor<1xi64>, tensor<1xi64>) -> tensor<2xi64>
+  %x = stablehlo.dynamic_reshape %arg0, %shape : (tensor<?x?x1xf32>, tensor<2xi64>) -> tensor<?x?xf32>
+  %0 = "stablehlo.gather"(%x, %arg1) <{dimension_numbers = #stablehlo.gather<collapsed_slice_dims = [0], start_index_map = [0], index_vector_dim = 1, offset_dims = [1]>, indices_are_sorted = false, slice_sizes = array<i64: 1, 4>}> : (tensor<?x?xf32>, tensor<?x1xi64>) -> tensor<?x4xf32>
+  return %0 : tensor<?x4xf32>
+}
