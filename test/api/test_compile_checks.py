@@ -137,7 +137,7 @@ def test_input_name_defaults_to_parameter_name():
 
 
 def test_unknown_option_is_rejected():
-    with pytest.raises(ValueError, match=r"unknown option 'flags' \(valid: iree_flags, target_arch\)"):
+    with pytest.raises(ValueError, match=r"unknown option 'flags' \(valid: iree_flags, target_arch, opt_variant\)"):
         symhlo.compile(AddMul(), inputs=[symhlo.Input(opt_shape=(2, 4))] * 2, options={"flags": []})
 
 
