@@ -33,9 +33,33 @@ def is_float_type(t: ir.Type) -> bool:
 
 
 def scalar_attr(elt: ir.Type, value) -> ir.Attribute:
-    """`value` as an IntegerAttr or FloatAttr of `elt`."""
-    return (ir.FloatAttr.get(elt, float(value)) if is_float_type(elt)
-            else ir.IntegerAttr.get(elt, int(value)))
+    """`value` as an IntegerAttr (integer or index `elt`) or a FloatAttr of `elt`."""
+    if isinstance(elt, (ir.IntegerType, ir.IndexType)):
+        return ir.IntegerAttr.get(elt, int(value))
+    return ir.FloatAttr.get(elt, float(value))
+
+
+def dense_attr(values: Sequence, elt: ir.Type, shape: Sequence[int]) -> ir.DenseElementsAttr:
+    """A dense elements attribute of `shape` holding `values` (row-major) of `elt`."""
+    t = ir.RankedTensorType.get(list(shape), elt)
+    if not values:
+        return ir.Attribute.parse(f"dense<> : {t}")
+    if len(set(values)) == 1:
+        return ir.DenseElementsAttr.get_splat(t, scalar_attr(elt, values[0]))
+    return ir.DenseElementsAttr.get([scalar_attr(elt, v) for v in values], type=t)
+
+
+def symbol_refs(attr: ir.Attribute) -> set[str]:
+    """The symbol names an attribute refers to, through arrays and dictionaries."""
+    if isinstance(attr, ir.FlatSymbolRefAttr):
+        return {attr.value}
+    if isinstance(attr, ir.SymbolRefAttr):
+        return set(attr.value)
+    if isinstance(attr, ir.ArrayAttr):
+        return set().union(*(symbol_refs(a) for a in attr))
+    if isinstance(attr, ir.DictAttr):
+        return set().union(*(symbol_refs(attr[i].attr) for i in range(len(attr))))
+    return set()
 
 
 # ---------------------------------------------------------------------------------------------
@@ -176,15 +200,8 @@ class OpBuilder:
 
     def hlo_const(self, values: Sequence, elt: ir.Type, shape: Sequence[int] | None = None) -> ir.Value:
         """A `stablehlo.constant` of `values` (shape [len(values)] by default; [] for a scalar)."""
-        shape = [len(values)] if shape is None else list(shape)
-        t = ir.RankedTensorType.get(shape, elt)
-        if not values:
-            attr = ir.Attribute.parse(f"dense<> : {t}")
-        elif len(set(values)) == 1:
-            attr = ir.DenseElementsAttr.get_splat(t, scalar_attr(elt, values[0]))
-        else:
-            attr = ir.DenseElementsAttr.get([scalar_attr(elt, v) for v in values], type=t)
-        return self.value("stablehlo.constant", [t], [], {"value": attr})
+        attr = dense_attr(values, elt, [len(values)] if shape is None else shape)
+        return self.value("stablehlo.constant", [attr.type], [], {"value": attr})
 
     def hlo_scalar(self, value, elt: ir.Type | None = None) -> ir.Value:
         """A 0-d `stablehlo.constant` (i64 by default)."""
