@@ -131,6 +131,55 @@ def vtensor_builtin_type(t: ir.Type) -> tuple[ir.RankedTensorType, str] | None:
     return ir.RankedTensorType.get([dyn if s is None else s for s in sizes], elt), dtype
 
 
+# ---------------------------------------------------------------------------------------------
+# StableHLO attributes, read and built with the StableHLO bindings (they are not downcast
+# automatically: wrap them explicitly)
+
+
+def comparison_direction(op: ir.Operation) -> str:
+    """A stablehlo.compare's direction: "EQ", "NE", "LT", "LE", "GT" or "GE"."""
+    return _stablehlo.ComparisonDirectionAttr(op.attributes["comparison_direction"]).value
+
+
+def dot_dimension_numbers(op: ir.Operation) -> dict[str, list[int]]:
+    """A stablehlo.dot_general's `dot_dimension_numbers`, by field name."""
+    d = _stablehlo.DotDimensionNumbers(op.attributes["dot_dimension_numbers"])
+    return {"lhs_batching_dimensions": list(d.lhs_batching_dimensions),
+            "rhs_batching_dimensions": list(d.rhs_batching_dimensions),
+            "lhs_contracting_dimensions": list(d.lhs_contracting_dimensions),
+            "rhs_contracting_dimensions": list(d.rhs_contracting_dimensions)}
+
+
+def gather_dimension_numbers(attr: ir.Attribute) -> dict[str, list[int] | int]:
+    """A `#stablehlo.gather<...>` attribute, by field name."""
+    g = _stablehlo.GatherDimensionNumbers(attr)
+    return {"offset_dims": list(g.offset_dims), "collapsed_slice_dims": list(g.collapsed_slice_dims),
+            "operand_batching_dims": list(g.operand_batching_dims),
+            "start_indices_batching_dims": list(g.start_indices_batching_dims),
+            "start_index_map": list(g.start_index_map), "index_vector_dim": g.index_vector_dim}
+
+
+def gather_numbers(offset_dims: Sequence[int], collapsed_slice_dims: Sequence[int],
+                   start_index_map: Sequence[int], index_vector_dim: int,
+                   operand_batching_dims: Sequence[int] = (),
+                   start_indices_batching_dims: Sequence[int] = ()) -> ir.Attribute:
+    """A `#stablehlo.gather<...>` attribute."""
+    return _stablehlo.GatherDimensionNumbers.get(
+        offset_dims=list(offset_dims), collapsed_slice_dims=list(collapsed_slice_dims),
+        operand_batching_dims=list(operand_batching_dims),
+        start_indices_batching_dims=list(start_indices_batching_dims),
+        start_index_map=list(start_index_map), index_vector_dim=index_vector_dim)
+
+
+def dot_numbers(lhs_contracting: Sequence[int], rhs_contracting: Sequence[int],
+                lhs_batching: Sequence[int] = (), rhs_batching: Sequence[int] = ()) -> ir.Attribute:
+    """A `#stablehlo.dot<...>` attribute."""
+    return _stablehlo.DotDimensionNumbers.get(
+        lhs_batching_dimensions=list(lhs_batching), rhs_batching_dimensions=list(rhs_batching),
+        lhs_contracting_dimensions=list(lhs_contracting),
+        rhs_contracting_dimensions=list(rhs_contracting))
+
+
 def torch_constant_int(v: ir.Value) -> int | None:
     """The value of a `torch.constant.int`, else None."""
     d = defining_op(v)

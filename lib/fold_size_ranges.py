@@ -30,6 +30,7 @@ from dataclasses import dataclass
 
 from torch_mlir import ir
 
+from .builder import comparison_direction
 from .ir_util import create, defining_op, remove_dead_ops, walk_ops
 from .registry import Pass
 
@@ -182,7 +183,7 @@ class _Intervals:
 
 def decide_compare(op: ir.Operation, a: Interval, b: Interval) -> int | None:
     """1 / 0 when the intervals decide `compare` (integer comparison), else None."""
-    direction = str(op.attributes["comparison_direction"]).split()[-1].rstrip(">")
+    direction = comparison_direction(op)
     if direction in ("LT", "GE"):
         if a[1] < b[0]:
             return int(direction == "LT")

@@ -44,9 +44,7 @@ from dataclasses import dataclass
 
 from torch_mlir import ir
 
-from torch_mlir._mlir_libs import _stablehlo
-
-from .builder import OpBuilder, apply_patterns
+from .builder import OpBuilder, apply_patterns, gather_dimension_numbers, gather_numbers
 from .ir_util import defining_op, is_dynamic
 from .registry import Pass
 
@@ -110,22 +108,6 @@ def convert_stablehlo_real_dynamic_slice(op: ir.Operation) -> bool:
     return True
 
 
-def _gather_dims(attr: ir.Attribute) -> dict[str, list[int] | int]:
-    g = _stablehlo.GatherDimensionNumbers(attr)
-    return {"offset_dims": list(g.offset_dims), "collapsed_slice_dims": list(g.collapsed_slice_dims),
-            "operand_batching_dims": list(g.operand_batching_dims),
-            "start_indices_batching_dims": list(g.start_indices_batching_dims),
-            "start_index_map": list(g.start_index_map), "index_vector_dim": g.index_vector_dim}
-
-
-def _gather_numbers(offset_dims, collapsed_slice_dims, start_index_map, index_vector_dim):
-    """#stablehlo.gather<...> without batching dims."""
-    return _stablehlo.GatherDimensionNumbers.get(
-        offset_dims=list(offset_dims), collapsed_slice_dims=list(collapsed_slice_dims),
-        operand_batching_dims=[], start_indices_batching_dims=[],
-        start_index_map=list(start_index_map), index_vector_dim=index_vector_dim)
-
-
 def convert_stablehlo_dynamic_gather(op: ir.Operation) -> bool:
     """stablehlo.dynamic_gather -> stablehlo.gather, dynamic offset axes indexed by an iota.
 
@@ -133,7 +115,7 @@ def convert_stablehlo_dynamic_gather(op: ir.Operation) -> bool:
     indices, or when the op uses batching dims.
     """
     x, idx, slice_sizes = op.operands
-    dn = _gather_dims(op.attributes["dimension_numbers"])
+    dn = gather_dimension_numbers(op.attributes["dimension_numbers"])
     if dn["operand_batching_dims"] or dn["start_indices_batching_dims"]:
         return False
     x_t, idx_t = ir.RankedTensorType(x.type), ir.RankedTensorType(idx.type)
@@ -202,7 +184,7 @@ def convert_stablehlo_dynamic_gather(op: ir.Operation) -> bool:
             sizes.append(1)
         else:
             sizes.append(result_t.shape[offset_dims[offset_operand.index(d)]])
-    dnums = _gather_numbers(new_offset, new_collapsed, new_map, rank)
+    dnums = gather_numbers(new_offset, new_collapsed, new_map, rank)
     attrs = {"dimension_numbers": dnums, "slice_sizes": arr(sizes)}
     if "indices_are_sorted" in op.attributes:
         attrs["indices_are_sorted"] = op.attributes["indices_are_sorted"]
@@ -235,7 +217,7 @@ def convert_stablehlo_gather_of_slice(op: ir.Operation) -> bool:
     if sl is None or sl.name != "stablehlo.real_dynamic_slice" or _constant_ints(sl.operands[3]) \
             is None or any(v != 1 for v in _constant_ints(sl.operands[3])):
         return False
-    dn = _gather_dims(op.attributes["dimension_numbers"])
+    dn = gather_dimension_numbers(op.attributes["dimension_numbers"])
     idx_t = ir.RankedTensorType(idx.type)
     ivd = dn["index_vector_dim"]
     if dn["operand_batching_dims"] or dn["start_indices_batching_dims"] or ivd != idx_t.rank - 1 \
@@ -278,7 +260,7 @@ def convert_stablehlo_gather_of_slice(op: ir.Operation) -> bool:
                 {"broadcast_dimensions": arr([ivd]), "known_expanding_dimensions": arr([]),
                  "known_nonexpanding_dimensions": arr([0])})
     shifted = b.value("stablehlo.add", [ir.RankedTensorType.get(batch_shape + [k], elt)], [full, offs])
-    dnums = _gather_numbers(dn["offset_dims"], dn["collapsed_slice_dims"], new_map, ivd)
+    dnums = gather_numbers(dn["offset_dims"], dn["collapsed_slice_dims"], new_map, ivd)
     attrs = {"dimension_numbers": dnums, "slice_sizes": op.attributes["slice_sizes"]}
     if "indices_are_sorted" in op.attributes:
         attrs["indices_are_sorted"] = op.attributes["indices_are_sorted"]

@@ -42,7 +42,7 @@ from torch_mlir import ir
 
 from torch_mlir._mlir_libs import _stablehlo
 
-from .builder import OpBuilder, apply_patterns, dense_attr, symbol_refs
+from .builder import OpBuilder, apply_patterns, dense_attr, gather_dimension_numbers, symbol_refs
 from .ir_util import is_dynamic, walk_ops
 from .registry import Pass, PassFailure
 from .size_facts import SizeFacts
@@ -214,10 +214,8 @@ def _prefix_scan(b: OpBuilder, x: ir.Value, init: ir.Value, a: int, body: str,
 
 def convert_stablehlo_dynamic_gather_window(op: ir.Operation) -> bool:
     """dynamic_gather of one window (no batch, no collapsed axes) -> real_dynamic_slice."""
-    from .lower_dynamic_indexing import _gather_dims
-
     x, idx, sizes = op.operands
-    dn = _gather_dims(op.attributes["dimension_numbers"])
+    dn = gather_dimension_numbers(op.attributes["dimension_numbers"])
     x_t, idx_t = ir.RankedTensorType(x.type), ir.RankedTensorType(idx.type)
     if (dn["operand_batching_dims"] or dn["collapsed_slice_dims"] or idx_t.rank != 1
             or dn["index_vector_dim"] != 0 or dn["offset_dims"] != list(range(x_t.rank))

@@ -45,7 +45,7 @@ from torch_mlir.dialects import linalg, tensor
 
 from torch_mlir._mlir_libs import _stablehlo
 
-from .builder import OpBuilder, apply_patterns
+from .builder import OpBuilder, apply_patterns, dot_numbers
 from .ir_util import is_dynamic
 from .registry import Pass, PassFailure
 
@@ -235,9 +235,7 @@ def conv_as_im2col_matmul(e: OpBuilder, padded: ir.Value, k: ir.Value, result_t:
     kt = _transpose(e, k, list(range(2, nsp + 2)) + [1, 0])
     w2 = e.value("stablehlo.reshape", [ir.RankedTensorType.get([kk * c, f], elt)], [kt])
     mm = e.value("stablehlo.dot_general", [ir.RankedTensorType.get([dyn, f], elt)], [rows, w2],
-                  {"dot_dimension_numbers": _stablehlo.DotDimensionNumbers.get(
-                      lhs_batching_dimensions=[], rhs_batching_dimensions=[],
-                      lhs_contracting_dimensions=[1], rhs_contracting_dimensions=[0])})
+                  {"dot_dimension_numbers": dot_numbers([1], [0])})
     out_last_t = ir.RankedTensorType.get([n] + out_sp + [f], elt)
     with e.loc, e.ip:
         out_last = tensor.expand_shape(out_last_t, mm, reassoc, dyn_sizes, [n] + out_sp + [f])
