@@ -455,6 +455,8 @@ class PrepareForIree(Pass):
                 work.append((foreign, ops, plans, shapes))
             if diags:
                 raise PassFailure(f"{len(diags)} broadcast(s) of `?` axes that may expand", diags)
+            # Not builder.apply_patterns: each rewrite reads its op's plan by position in the
+            # planning snapshot, and planned and unplanned ops are rewritten in one pre-order.
             for foreign, ops, plans, shapes in work:
                 for op, plan, shape in zip(ops, plans, shapes):
                     if op.name == "stablehlo.dynamic_reshape":
