@@ -28,10 +28,6 @@ def _index() -> ir.Type:
     return ir.IndexType.get()
 
 
-def is_float_type(t: ir.Type) -> bool:
-    return isinstance(t, (ir.F16Type, ir.F32Type, ir.F64Type, ir.BF16Type))
-
-
 def scalar_attr(elt: ir.Type, value) -> ir.Attribute:
     """`value` as an IntegerAttr (integer or index `elt`) or a FloatAttr of `elt`."""
     if isinstance(elt, (ir.IntegerType, ir.IndexType)):
