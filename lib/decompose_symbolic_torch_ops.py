@@ -33,7 +33,9 @@ from dataclasses import dataclass
 
 from torch_mlir import ir
 
-from .ir_util import create, defining_op, ensure_upstream_registered, walk_ops
+from .builder import (TorchBuilder, apply_patterns, torch_constant_int, vtensor_sizes_and_dtype,
+                      vtensor_type)
+from .ir_util import defining_op, ensure_upstream_registered, walk_ops
 from .registry import Pass, PassFailure
 
 _INF = float("inf")
@@ -45,23 +47,14 @@ _TORCH_DTYPE = {"f32": 6, "f64": 7, "f16": 5, "bf16": 15, "si64": 4, "si32": 3, 
 
 def _vtensor_parts(t: ir.Type) -> tuple[list[int | None], str]:
     """`!torch.vtensor<[2,?],f32>` -> ([2, None], "f32")."""
-    m = re.match(r"!torch\.vtensor<\[([^\]]*)\],(.+)>$", str(t))
-    if not m:
+    parts = vtensor_sizes_and_dtype(t)
+    if parts is None:
         raise ValueError(f"not a ranked value tensor: {t}")
-    sizes = [None if s.strip() == "?" else int(s) for s in m.group(1).split(",") if s.strip()]
-    return sizes, m.group(2)
+    return parts
 
 
-def _vtensor(sizes: list[int | None], dtype: str) -> ir.Type:
-    return ir.Type.parse("!torch.vtensor<[" + ",".join("?" if s is None else str(s) for s in sizes)
-                         + f"],{dtype}>")
-
-
-def constant_int(v: ir.Value) -> int | None:
-    d = defining_op(v)
-    if d is not None and d.name == "torch.constant.int":
-        return ir.IntegerAttr(d.attributes["value"]).value
-    return None
+_vtensor = vtensor_type
+constant_int = torch_constant_int
 
 
 _COMPARE = {"eq": lambda a, b: (a[0] == a[1] == b[0] == b[1], a[1] < b[0] or b[1] < a[0]),
@@ -136,53 +129,7 @@ def int_range(v: ir.Value, depth: int = 0) -> tuple[float, float]:
     return (-_INF, _INF)
 
 
-class _Builder:
-    """Creates torch ops right before `anchor`, at its location."""
-
-    def __init__(self, anchor: ir.Operation):
-        self.ip = ir.InsertionPoint(anchor)
-        self.loc = anchor.location
-
-    def op(self, name, results, operands, attrs=None) -> ir.Operation:
-        return create(name, results, operands, attrs, loc=self.loc, ip=self.ip)
-
-    def int(self, v: int) -> ir.Value:
-        return self.op("torch.constant.int", [ir.Type.parse("!torch.int")], [],
-                       {"value": ir.IntegerAttr.get(ir.IntegerType.get_signless(64), v)}).result
-
-    def none(self) -> ir.Value:
-        return self.op("torch.constant.none", [ir.Type.parse("!torch.none")], []).result
-
-    def int_op(self, name: str, *operands: ir.Value) -> ir.Value:
-        return self.op(name, [ir.Type.parse("!torch.int")], list(operands)).result
-
-    def add(self, a: ir.Value, b: ir.Value) -> ir.Value:
-        ca, cb = constant_int(a), constant_int(b)
-        if ca is not None and cb is not None:
-            return self.int(ca + cb)
-        if ca == 0:
-            return b
-        if cb == 0:
-            return a
-        return self.int_op("torch.aten.add.int", a, b)
-
-    def size(self, x: ir.Value, axis: int) -> ir.Value:
-        sizes, _ = _vtensor_parts(x.type)
-        if sizes[axis] is not None:
-            return self.int(sizes[axis])
-        return self.int_op("torch.aten.size.int", x, self.int(axis))
-
-    def list(self, values: list[ir.Value], elt: str) -> ir.Value:
-        return self.op("torch.prim.ListConstruct", [ir.Type.parse(f"!torch.list<{elt}>")],
-                       values).result
-
-    def slice(self, x: ir.Value, axis: int, start: ir.Value, end: ir.Value,
-              result: ir.Type) -> ir.Value:
-        return self.op("torch.aten.slice.Tensor", [result],
-                       [x, self.int(axis), start, end, self.int(1)]).result
-
-
-def _nonneg_part(b: _Builder, p: ir.Value) -> tuple[ir.Value | None, ir.Value | None]:
+def _nonneg_part(b: TorchBuilder, p: ir.Value) -> tuple[ir.Value | None, ir.Value | None]:
     """(amount to pad, amount to crop) for a pad amount `p`; None where provably zero."""
     c = constant_int(p)
     if c is not None:
@@ -214,7 +161,7 @@ def convert_torch_aten_constant_pad_nd(op: ir.Operation) -> bool:
     if dtype not in _TORCH_DTYPE:
         raise PassFailure("constant_pad_nd with symbolic amounts on an unsupported dtype",
                           [(str(op.location), f"element type {dtype}")])
-    b = _Builder(op)
+    b = TorchBuilder(op)
     rank = len(sizes)
     cur = x
     for i in range(len(pads) // 2):
@@ -237,10 +184,10 @@ def convert_torch_aten_constant_pad_nd(op: ir.Operation) -> bool:
                 block = [amount if a == axis else b.size(cur, a) for a in range(rank)]
                 block_sizes = list(cur_sizes)
                 block_sizes[axis] = constant_int(amount)
-                parts.append(b.op("torch.aten.full", [_vtensor(block_sizes, dtype)],
+                parts.append(b.create("torch.aten.full", [_vtensor(block_sizes, dtype)],
                                   [b.list(block, "int"), value, b.int(_TORCH_DTYPE[dtype]),
                                    b.none(), b.none(), b.none()]).result)
-            cur = b.op("torch.aten.cat", [_vtensor(grown, dtype)],
+            cur = b.create("torch.aten.cat", [_vtensor(grown, dtype)],
                        [b.list(parts, "vtensor"), b.int(axis)]).result
         if l_crop is not None or r_crop is not None:
             start = l_crop if l_crop is not None else b.int(0)
@@ -263,7 +210,7 @@ def convert_torch_aten_split_with_sizes(op: ir.Operation) -> bool:
             or len(users) != 1 or users[0].name != "torch.prim.ListUnpack"):
         return False
     unpack = users[0]
-    b = _Builder(op)
+    b = TorchBuilder(op)
     rank = len(_vtensor_parts(x.type)[0])
     axis = axis + rank if axis < 0 else axis
     start = b.int(0)
@@ -294,9 +241,7 @@ def dim_upper_bound(x: ir.Value, axis: int) -> int:
     for op in walk_ops(func):
         if op.name != "torch.bind_symbolic_shape" or op.operands[0] != x:
             continue
-        amap = str(op.attributes["shape_expressions"])
-        body = amap[amap.index("->") + 2:].strip()
-        exprs = body[body.index("(") + 1: body.rindex(")")].split(",")
+        exprs = [str(e) for e in ir.AffineMapAttr(op.attributes["shape_expressions"]).value.results]
         if len(exprs) != len(sizes) or not re.fullmatch(r"[s\d\s+*]+", exprs[axis]):
             break
         maxima = []
@@ -351,12 +296,11 @@ def convert_torch_aten_cumsum(op: ir.Operation) -> bool:
     rank = len(sizes)
     axis = axis + rank if axis < 0 else axis
     bound = dim_upper_bound(x, axis)
-    b = _Builder(op)
+    b = TorchBuilder(op)
     cur = x
     if xdtype != rdtype:
-        false = b.op("torch.constant.bool", [ir.Type.parse("!torch.bool")], [],
-                     {"value": ir.BoolAttr.get(False)}).result
-        cur = b.op("torch.aten.to.dtype", [_vtensor(sizes, rdtype)],
+        false = b.bool(False)
+        cur = b.create("torch.aten.to.dtype", [_vtensor(sizes, rdtype)],
                    [x, b.int(_TORCH_DTYPE[rdtype]), false, false, b.none()]).result
     if bound <= _TRIANGLE_MAX:
         cur = _cumsum_triangle(b, cur, axis, rank, sizes, rdtype)
@@ -367,37 +311,36 @@ def convert_torch_aten_cumsum(op: ir.Operation) -> bool:
     return True
 
 
-def _cumsum_triangle(b: _Builder, cur: ir.Value, axis: int, rank: int, sizes, rdtype: str) -> ir.Value:
+def _cumsum_triangle(b: TorchBuilder, cur: ir.Value, axis: int, rank: int, sizes, rdtype: str) -> ir.Value:
     n = sizes[axis]
     last = rank - 1
     if axis != last:
         t_sizes = list(sizes)
         t_sizes[axis], t_sizes[last] = t_sizes[last], t_sizes[axis]
-        cur = b.op("torch.aten.transpose.int", [_vtensor(t_sizes, rdtype)],
+        cur = b.create("torch.aten.transpose.int", [_vtensor(t_sizes, rdtype)],
                    [cur, b.int(axis), b.int(last)]).result
     lead, _ = _vtensor_parts(cur.type)
     lead = lead[:-1]
-    iota = b.op("torch.aten.arange", [_vtensor([n], "si64")],
+    iota = b.create("torch.aten.arange", [_vtensor([n], "si64")],
                 [b.size(cur, last), b.int(_TORCH_DTYPE["si64"]), b.none(), b.none(),
                  b.none()]).result
-    cols = b.op("torch.aten.unsqueeze", [_vtensor([1, n], "si64")], [iota, b.int(0)]).result
-    rows = b.op("torch.aten.unsqueeze", [_vtensor([n, 1], "si64")], [iota, b.int(1)]).result
-    tri = b.op("torch.aten.le.Tensor", [_vtensor([n, n], "i1")], [cols, rows]).result  # j <= i
-    row = b.op("torch.aten.unsqueeze", [_vtensor(lead + [1, n], rdtype)],
+    cols = b.create("torch.aten.unsqueeze", [_vtensor([1, n], "si64")], [iota, b.int(0)]).result
+    rows = b.create("torch.aten.unsqueeze", [_vtensor([n, 1], "si64")], [iota, b.int(1)]).result
+    tri = b.create("torch.aten.le.Tensor", [_vtensor([n, n], "i1")], [cols, rows]).result  # j <= i
+    row = b.create("torch.aten.unsqueeze", [_vtensor(lead + [1, n], rdtype)],
                [cur, b.int(-2)]).result
-    masked = b.op("torch.aten.where.ScalarOther", [_vtensor(lead + [n, n], rdtype)],
+    masked = b.create("torch.aten.where.ScalarOther", [_vtensor(lead + [n, n], rdtype)],
                   [tri, row, b.int(0)]).result
-    false = b.op("torch.constant.bool", [ir.Type.parse("!torch.bool")], [],
-                 {"value": ir.BoolAttr.get(False)}).result
-    cur = b.op("torch.aten.sum.dim_IntList", [_vtensor(lead + [n], rdtype)],
+    false = b.bool(False)
+    cur = b.create("torch.aten.sum.dim_IntList", [_vtensor(lead + [n], rdtype)],
                [masked, b.list([b.int(-1)], "int"), false, b.int(_TORCH_DTYPE[rdtype])]).result
     if axis != last:
-        cur = b.op("torch.aten.transpose.int", [_vtensor(sizes, rdtype)],
+        cur = b.create("torch.aten.transpose.int", [_vtensor(sizes, rdtype)],
                    [cur, b.int(axis), b.int(last)]).result
     return cur
 
 
-def _cumsum_scan(b: _Builder, cur: ir.Value, axis: int, rank: int, sizes, rdtype: str,
+def _cumsum_scan(b: TorchBuilder, cur: ir.Value, axis: int, rank: int, sizes, rdtype: str,
                  bound: int) -> ir.Value:
     k = 1
     n = sizes[axis]
@@ -412,15 +355,15 @@ def _cumsum_scan(b: _Builder, cur: ir.Value, axis: int, rank: int, sizes, rdtype
         block = [width if a == axis else b.size(cur, a) for a in range(rank)]
         block_sizes = list(sizes)
         block_sizes[axis] = None if n is None else min(k, n)
-        zeros = b.op("torch.aten.full", [_vtensor(block_sizes, rdtype)],
+        zeros = b.create("torch.aten.full", [_vtensor(block_sizes, rdtype)],
                      [b.list(block, "int"), b.int(0), b.int(_TORCH_DTYPE[rdtype]),
                       b.none(), b.none(), b.none()]).result
         grown = list(sizes)
         grown[axis] = None if n is None else n + min(k, n)
-        cat = b.op("torch.aten.cat", [_vtensor(grown, rdtype)],
+        cat = b.create("torch.aten.cat", [_vtensor(grown, rdtype)],
                    [b.list([zeros, cur], "vtensor"), b.int(axis)]).result
         shifted = b.slice(cat, axis, b.int(0), b.size(cur, axis), cur.type)
-        cur = b.op("torch.aten.add.Tensor", [cur.type], [cur, shifted, b.int(1)]).result
+        cur = b.create("torch.aten.add.Tensor", [cur.type], [cur, shifted, b.int(1)]).result
         k *= 2
     return cur
 
@@ -475,7 +418,5 @@ class DecomposeSymbolicTorchOps(Pass):
     def run(self, module: ir.Module) -> None:
         ensure_upstream_registered(module.context)
         with module.context, ir.Location.unknown():
-            # Collect first: a pattern erases ops after its root (split's ListUnpack), and touching
-            # an erased op from a stale walk crashes the process.
-            for op in [o for o in walk_ops(module.operation) if o.name in PATTERNS]:
-                PATTERNS[op.name](op)
+            # apply_patterns collects first: split's pattern erases the ListUnpack after its root.
+            apply_patterns(module.operation, PATTERNS)

@@ -20,7 +20,8 @@ from dataclasses import dataclass
 
 from torch_mlir import ir
 
-from .ir_util import create, defining_op, ensure_upstream_registered, walk_ops
+from .builder import OpBuilder, apply_patterns, vtensor_sizes_and_dtype
+from .ir_util import defining_op, ensure_upstream_registered
 from .registry import Pass
 
 _COMPARES = {f"torch.aten.{c}.Scalar" for c in ("eq", "ne", "lt", "le", "gt", "ge")}
@@ -30,17 +31,15 @@ _FLOATS = ("f16", "bf16", "f32", "f64")
 def convert_torch_aten_compare_scalar(op: ir.Operation) -> bool:
     """torch.aten.<cmp>.Scalar (float tensor, constant int) -> the same with a constant float."""
     x, other = op.operands
-    t = str(x.type)
-    if str(other.type) != "!torch.int" or not t.startswith("!torch.vtensor<") \
-            or not t.endswith(tuple(f",{f}>" for f in _FLOATS)):
+    parts = vtensor_sizes_and_dtype(x.type)
+    if other.type != ir.Type.parse("!torch.int") or parts is None or parts[1] not in _FLOATS:
         return False
     d = defining_op(other)
     if d is None or d.name != "torch.constant.int":
         return False
     value = ir.IntegerAttr(d.attributes["value"]).value
-    f = create("torch.constant.float", [ir.Type.parse("!torch.float")], [],
-               {"value": ir.FloatAttr.get(ir.F64Type.get(), float(value))},
-               loc=op.location, ip=ir.InsertionPoint(op)).result
+    f = OpBuilder(op).value("torch.constant.float", [ir.Type.parse("!torch.float")], [],
+                            {"value": ir.FloatAttr.get(ir.F64Type.get(), float(value))})
     op.operands[1] = f
     return True
 
@@ -56,5 +55,4 @@ class FloatCompareScalars(Pass):
     def run(self, module: ir.Module) -> None:
         ensure_upstream_registered(module.context)
         with module.context, ir.Location.unknown():
-            for op in [o for o in walk_ops(module.operation) if o.name in _COMPARES]:
-                convert_torch_aten_compare_scalar(op)
+            apply_patterns(module.operation, dict.fromkeys(_COMPARES, convert_torch_aten_compare_scalar))

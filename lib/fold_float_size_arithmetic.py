@@ -22,7 +22,8 @@ from dataclasses import dataclass
 
 from torch_mlir import ir
 
-from .ir_util import create, defining_op, walk_ops
+from .builder import apply_patterns
+from .ir_util import create, defining_op
 from .registry import Pass
 
 
@@ -109,6 +110,4 @@ class FoldFloatSizeArithmetic(Pass):
 
     def run(self, module: ir.Module) -> None:
         with module.context, ir.Location.unknown():
-            for op in walk_ops(module.operation):
-                if op.name == "stablehlo.convert":
-                    convert_stablehlo_convert_ceil_div(op)
+            apply_patterns(module.operation, {"stablehlo.convert": convert_stablehlo_convert_ceil_div})

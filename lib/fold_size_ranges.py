@@ -30,7 +30,8 @@ from dataclasses import dataclass
 
 from torch_mlir import ir
 
-from .ir_util import create, defining_op, remove_dead_ops, walk_ops
+from .builder import apply_patterns, comparison_direction
+from .ir_util import create, defining_op, remove_dead_ops
 from .registry import Pass
 
 INT32_MAX = 2**31 - 1
@@ -182,7 +183,7 @@ class _Intervals:
 
 def decide_compare(op: ir.Operation, a: Interval, b: Interval) -> int | None:
     """1 / 0 when the intervals decide `compare` (integer comparison), else None."""
-    direction = str(op.attributes["comparison_direction"]).split()[-1].rstrip(">")
+    direction = comparison_direction(op)
     if direction in ("LT", "GE"):
         if a[1] < b[0]:
             return int(direction == "LT")
@@ -252,11 +253,15 @@ class FoldSizeRanges(Pass):
                 if func.name != "func.func" or not func.regions[0].blocks:
                     continue
                 iv = _Intervals(func)
+
+                def fold(op: ir.Operation, iv=iv) -> bool:
+                    new = fold_by_ranges(op, iv)
+                    if new is None:
+                        return False
+                    op.results[0].replace_all_uses_with(new)
+                    return True
+
                 # Pre-order is def-before-use inside a function body: a fold's operands are
                 # already folded, and the cache holds intervals of values that stay.
-                for op in walk_ops(func):
-                    if op.name in _FOLDABLE:
-                        new = fold_by_ranges(op, iv)
-                        if new is not None:
-                            op.results[0].replace_all_uses_with(new)
+                apply_patterns(func, dict.fromkeys(_FOLDABLE, fold))
             remove_dead_ops(module.operation, _FOLDABLE + ("stablehlo.constant",))

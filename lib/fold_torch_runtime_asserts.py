@@ -22,7 +22,8 @@ from dataclasses import dataclass
 from torch_mlir import ir
 
 from .decompose_symbolic_torch_ops import int_range
-from .ir_util import ensure_upstream_registered, remove_dead_ops, walk_ops
+from .builder import apply_patterns
+from .ir_util import ensure_upstream_registered, remove_dead_ops
 from .registry import Pass
 
 
@@ -44,8 +45,7 @@ class FoldTorchRuntimeAsserts(Pass):
     def run(self, module: ir.Module) -> None:
         ensure_upstream_registered(module.context)
         with module.context, ir.Location.unknown():
-            asserts = [o for o in walk_ops(module.operation) if o.name == "torch.runtime.assert"]
-            if not any([fold_torch_runtime_assert(op) for op in asserts]):
+            if not apply_patterns(module.operation, {"torch.runtime.assert": fold_torch_runtime_assert}):
                 return
             remove_dead_ops(module.operation, {
                 "torch.aten.ge.float", "torch.aten.gt.float", "torch.aten.le.float",

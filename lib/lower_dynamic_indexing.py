@@ -40,59 +40,13 @@ the copy handed to iree-compile (the portable artifact keeps the StableHLO ops):
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 from torch_mlir import ir
 
-from .ir_util import create, defining_op, is_dynamic, walk_ops
+from .builder import OpBuilder, apply_patterns, gather_dimension_numbers, gather_numbers
+from .ir_util import defining_op, is_dynamic
 from .registry import Pass
-
-
-class _Builder:
-    """Creates ops in front of one op, at its location."""
-
-    def __init__(self, op: ir.Operation):
-        self.loc, self.ip = op.location, ir.InsertionPoint(op)
-        self.index = ir.IndexType.get()
-
-    def op(self, name, results, operands, attrs=None) -> ir.Value:
-        return create(name, results, operands, attrs, loc=self.loc, ip=self.ip).result
-
-    def index_const(self, v: int) -> ir.Value:
-        return self.op("arith.constant", [self.index], [],
-                       {"value": ir.IntegerAttr.get(self.index, int(v))})
-
-    def extract_index(self, t: ir.Value, i: int) -> ir.Value:
-        """Element `i` of a rank-1 integer tensor, as an index."""
-        elt = ir.RankedTensorType(t.type).element_type
-        v = self.op("tensor.extract", [elt], [t, self.index_const(i)])
-        return v if isinstance(elt, ir.IndexType) else self.op("arith.index_cast", [self.index], [v])
-
-    def shlo_const(self, values: list[int], elt: ir.Type) -> ir.Value:
-        t = ir.RankedTensorType.get([len(values)], elt)
-        attr = ir.Attribute.parse(f"dense<[{', '.join(map(str, values))}]> : {t}")
-        return self.op("stablehlo.constant", [t], [], {"value": attr})
-
-    def shlo_element(self, t: ir.Value, i: int) -> ir.Value:
-        """Element `i` of a rank-1 StableHLO shape tensor as a 1-element tensor."""
-        elt = ir.RankedTensorType(t.type).element_type
-        arr = ir.DenseI64ArrayAttr.get
-        return self.op("stablehlo.slice", [ir.RankedTensorType.get([1], elt)], [t],
-                       {"start_indices": arr([i]), "limit_indices": arr([i + 1]),
-                        "strides": arr([1])})
-
-    def shlo_dim(self, t: ir.Value, axis: int, elt: ir.Type) -> ir.Value:
-        """Axis `axis` of `t` as a tensor<1x`elt`> (a constant when static)."""
-        size = ir.RankedTensorType(t.type).shape[axis]
-        if not is_dynamic(size):
-            return self.shlo_const([size], elt)
-        i32 = ir.IntegerType.get_signless(32)
-        d = self.op("stablehlo.get_dimension_size", [ir.RankedTensorType.get([], i32)], [t],
-                    {"dimension": ir.IntegerAttr.get(ir.IntegerType.get_signless(64), axis)})
-        if elt != i32:
-            d = self.op("stablehlo.convert", [ir.RankedTensorType.get([], elt)], [d])
-        return self.op("stablehlo.reshape", [ir.RankedTensorType.get([1], elt)], [d])
 
 
 def _constant_ints(v: ir.Value) -> list[int] | None:
@@ -114,7 +68,7 @@ def convert_stablehlo_real_dynamic_slice(op: ir.Operation) -> bool:
     result_t = ir.RankedTensorType(op.results[0].type)
     if all(is_dynamic(s) for s in result_t.shape):
         return False
-    b = _Builder(op)
+    b = OpBuilder(op)
     dyn = ir.ShapedType.get_dynamic_size()
     starts_c, limits_c, strides_c = (_constant_ints(v) for v in (start, limit, strides))
     offsets, sizes, steps = [], [], []
@@ -134,17 +88,17 @@ def convert_stablehlo_real_dynamic_slice(op: ir.Operation) -> bool:
             s_size.append(size)
             continue
         # ceildiv(limit - start, stride), as real_dynamic_slice defines the result size.
-        lo = b.index_const(starts_c[i]) if starts_c is not None else offsets[-1]
-        hi = b.index_const(limits_c[i]) if limits_c is not None else b.extract_index(limit, i)
-        n = b.op("arith.subi", [b.index], [hi, lo])
+        lo = b.const_index(starts_c[i]) if starts_c is not None else offsets[-1]
+        hi = b.const_index(limits_c[i]) if limits_c is not None else b.extract_index(limit, i)
+        n = b.value("arith.subi", [ir.IndexType.get()], [hi, lo])
         if strides_c is None:
-            n = b.op("arith.ceildivsi", [b.index], [n, steps[-1]])
+            n = b.value("arith.ceildivsi", [ir.IndexType.get()], [n, steps[-1]])
         elif strides_c[i] != 1:
-            n = b.op("arith.ceildivsi", [b.index], [n, b.index_const(strides_c[i])])
+            n = b.value("arith.ceildivsi", [ir.IndexType.get()], [n, b.const_index(strides_c[i])])
         s_size.append(dyn)
         sizes.append(n)
     arr = ir.DenseI64ArrayAttr.get
-    new = b.op("tensor.extract_slice", [result_t], [x, *offsets, *sizes, *steps],
+    new = b.value("tensor.extract_slice", [result_t], [x, *offsets, *sizes, *steps],
                {"static_offsets": arr(s_off), "static_sizes": arr(s_size),
                 "static_strides": arr(s_step),
                 "operandSegmentSizes": ir.DenseI32ArrayAttr.get(
@@ -154,18 +108,6 @@ def convert_stablehlo_real_dynamic_slice(op: ir.Operation) -> bool:
     return True
 
 
-def _gather_dims(attr: ir.Attribute) -> dict[str, list[int] | int]:
-    text = str(attr)
-    out: dict[str, list[int] | int] = {}
-    for key in ("offset_dims", "collapsed_slice_dims", "operand_batching_dims",
-                "start_indices_batching_dims", "start_index_map"):
-        m = re.search(rf"\b{key} = \[([^\]]*)\]", text)
-        out[key] = [int(v) for v in m.group(1).split(",")] if m and m.group(1).strip() else []
-    m = re.search(r"index_vector_dim = (\d+)", text)
-    out["index_vector_dim"] = int(m.group(1)) if m else 0
-    return out
-
-
 def convert_stablehlo_dynamic_gather(op: ir.Operation) -> bool:
     """stablehlo.dynamic_gather -> stablehlo.gather, dynamic offset axes indexed by an iota.
 
@@ -173,7 +115,7 @@ def convert_stablehlo_dynamic_gather(op: ir.Operation) -> bool:
     indices, or when the op uses batching dims.
     """
     x, idx, slice_sizes = op.operands
-    dn = _gather_dims(op.attributes["dimension_numbers"])
+    dn = gather_dimension_numbers(op.attributes["dimension_numbers"])
     if dn["operand_batching_dims"] or dn["start_indices_batching_dims"]:
         return False
     x_t, idx_t = ir.RankedTensorType(x.type), ir.RankedTensorType(idx.type)
@@ -192,22 +134,22 @@ def convert_stablehlo_dynamic_gather(op: ir.Operation) -> bool:
     if is_dynamic(n_index):
         return False
 
-    b = _Builder(op)
+    b = OpBuilder(op)
     shape_elt = ir.RankedTensorType(slice_sizes.type).element_type
     idx_elt = idx_t.element_type
     extents = []
     for r in new_batch:
         if r in batch_pos:
-            extents.append(b.shlo_dim(idx, idx_batch[batch_pos.index(r)], shape_elt))
+            extents.append(b.hlo_dim(idx, idx_batch[batch_pos.index(r)], shape_elt))
         else:
             k = offset_dims.index(r)
-            extents.append(b.shlo_element(slice_sizes, offset_operand[k]))
+            extents.append(b.hlo_element(slice_sizes, [offset_operand[k]]))
     batch_shape = [result_t.shape[r] for r in new_batch]
     rank = len(new_batch)
 
     def shape_of(last: int) -> ir.Value:
-        parts = extents + [b.shlo_const([last], shape_elt)]
-        return b.op("stablehlo.concatenate", [ir.RankedTensorType.get([rank + 1], shape_elt)],
+        parts = extents + [b.hlo_const([last], shape_elt)]
+        return b.value("stablehlo.concatenate", [ir.RankedTensorType.get([rank + 1], shape_elt)],
                     parts, {"dimension": ir.IntegerAttr.get(ir.IntegerType.get_signless(64), 0)})
 
     arr = ir.DenseI64ArrayAttr.get
@@ -215,7 +157,7 @@ def convert_stablehlo_dynamic_gather(op: ir.Operation) -> bool:
              for j in range(idx_t.rank)]
     expanding = [j for j in range(idx_t.rank)
                  if idx_t.shape[j] == 1 and (batch_shape + [n_index])[bdims[j]] != 1]
-    bcast = b.op("stablehlo.dynamic_broadcast_in_dim",
+    bcast = b.value("stablehlo.dynamic_broadcast_in_dim",
                  [ir.RankedTensorType.get(batch_shape + [n_index], idx_elt)],
                  [idx, shape_of(n_index)],
                  {"broadcast_dimensions": arr(bdims),
@@ -225,11 +167,11 @@ def convert_stablehlo_dynamic_gather(op: ir.Operation) -> bool:
     parts = [bcast]
     iota_shape = shape_of(1)
     for k in converted:
-        parts.append(b.op("stablehlo.dynamic_iota",
+        parts.append(b.value("stablehlo.dynamic_iota",
                           [ir.RankedTensorType.get(batch_shape + [1], idx_elt)], [iota_shape],
                           {"iota_dimension": ir.IntegerAttr.get(
                               ir.IntegerType.get_signless(64), new_batch.index(offset_dims[k]))}))
-    indices = b.op("stablehlo.concatenate",
+    indices = b.value("stablehlo.concatenate",
                    [ir.RankedTensorType.get(batch_shape + [n_index + len(converted)], idx_elt)],
                    parts, {"dimension": ir.IntegerAttr.get(ir.IntegerType.get_signless(64), rank)})
 
@@ -242,14 +184,11 @@ def convert_stablehlo_dynamic_gather(op: ir.Operation) -> bool:
             sizes.append(1)
         else:
             sizes.append(result_t.shape[offset_dims[offset_operand.index(d)]])
-    fmt = lambda v: "[" + ", ".join(map(str, v)) + "]"
-    dnums = ir.Attribute.parse(
-        f"#stablehlo.gather<offset_dims = {fmt(new_offset)}, collapsed_slice_dims = "
-        f"{fmt(new_collapsed)}, start_index_map = {fmt(new_map)}, index_vector_dim = {rank}>")
+    dnums = gather_numbers(new_offset, new_collapsed, new_map, rank)
     attrs = {"dimension_numbers": dnums, "slice_sizes": arr(sizes)}
     if "indices_are_sorted" in op.attributes:
         attrs["indices_are_sorted"] = op.attributes["indices_are_sorted"]
-    new = b.op("stablehlo.gather", [result_t], [x, indices], attrs)
+    new = b.value("stablehlo.gather", [result_t], [x, indices], attrs)
     op.results[0].replace_all_uses_with(new)
     op.erase()
     return True
@@ -278,7 +217,7 @@ def convert_stablehlo_gather_of_slice(op: ir.Operation) -> bool:
     if sl is None or sl.name != "stablehlo.real_dynamic_slice" or _constant_ints(sl.operands[3]) \
             is None or any(v != 1 for v in _constant_ints(sl.operands[3])):
         return False
-    dn = _gather_dims(op.attributes["dimension_numbers"])
+    dn = gather_dimension_numbers(op.attributes["dimension_numbers"])
     idx_t = ir.RankedTensorType(idx.type)
     ivd = dn["index_vector_dim"]
     if dn["operand_batching_dims"] or dn["start_indices_batching_dims"] or ivd != idx_t.rank - 1 \
@@ -289,49 +228,43 @@ def convert_stablehlo_gather_of_slice(op: ir.Operation) -> bool:
     start_map = list(dn["start_index_map"])
     extra = [d for d in range(rank) if d not in start_map]
     new_map = start_map + extra
-    b = _Builder(op)
+    b = OpBuilder(op)
     elt = idx_t.element_type
     shape_elt = ir.RankedTensorType(start.type).element_type
-    batch = [b.shlo_dim(idx, a, shape_elt) for a in range(idx_t.rank - 1)]
+    batch = [b.hlo_dim(idx, a, shape_elt) for a in range(idx_t.rank - 1)]
     i64 = ir.IntegerType.get_signless(64)
     arr = ir.DenseI64ArrayAttr.get
 
     def shape_vec(last: int) -> ir.Value:
-        parts = batch + [b.shlo_const([last], shape_elt)]
-        return b.op("stablehlo.concatenate", [ir.RankedTensorType.get([len(parts)], shape_elt)],
+        parts = batch + [b.hlo_const([last], shape_elt)]
+        return b.value("stablehlo.concatenate", [ir.RankedTensorType.get([len(parts)], shape_elt)],
                     parts, {"dimension": ir.IntegerAttr.get(i64, 0)})
 
     k = len(new_map)
     batch_shape = list(idx_t.shape[:-1])
     full = idx
     if extra:
-        zero = b.op("stablehlo.constant", [ir.RankedTensorType.get([], elt)], [],
-                    {"value": ir.Attribute.parse(f"dense<0> : tensor<{elt}>")})
-        zeros = b.op("stablehlo.dynamic_broadcast_in_dim",
+        zero = b.hlo_scalar(0, elt)
+        zeros = b.value("stablehlo.dynamic_broadcast_in_dim",
                      [ir.RankedTensorType.get(batch_shape + [len(extra)], elt)],
                      [zero, shape_vec(len(extra))],
                      {"broadcast_dimensions": arr([]), "known_expanding_dimensions": arr([]),
                       "known_nonexpanding_dimensions": arr([])})
-        full = b.op("stablehlo.concatenate", [ir.RankedTensorType.get(batch_shape + [k], elt)],
+        full = b.value("stablehlo.concatenate", [ir.RankedTensorType.get(batch_shape + [k], elt)],
                     [idx, zeros], {"dimension": ir.IntegerAttr.get(i64, ivd)})
-    offs = b.op("stablehlo.concatenate", [ir.RankedTensorType.get([k], shape_elt)],
-                [b.shlo_element(start, d) for d in new_map], {"dimension": ir.IntegerAttr.get(i64, 0)})
-    if shape_elt != elt:
-        offs = b.op("stablehlo.convert", [ir.RankedTensorType.get([k], elt)], [offs])
-    offs = b.op("stablehlo.dynamic_broadcast_in_dim",
+    offs = b.value("stablehlo.concatenate", [ir.RankedTensorType.get([k], shape_elt)],
+                [b.hlo_element(start, [d]) for d in new_map], {"dimension": ir.IntegerAttr.get(i64, 0)})
+    offs = b.hlo_convert(offs, elt)
+    offs = b.value("stablehlo.dynamic_broadcast_in_dim",
                 [ir.RankedTensorType.get(batch_shape + [k], elt)], [offs, shape_vec(k)],
                 {"broadcast_dimensions": arr([ivd]), "known_expanding_dimensions": arr([]),
                  "known_nonexpanding_dimensions": arr([0])})
-    shifted = b.op("stablehlo.add", [ir.RankedTensorType.get(batch_shape + [k], elt)], [full, offs])
-    fmt = lambda v: "[" + ", ".join(map(str, v)) + "]"  # noqa: E731
-    dnums = ir.Attribute.parse(
-        f"#stablehlo.gather<offset_dims = {fmt(dn['offset_dims'])}, collapsed_slice_dims = "
-        f"{fmt(dn['collapsed_slice_dims'])}, start_index_map = {fmt(new_map)}, "
-        f"index_vector_dim = {ivd}>")
+    shifted = b.value("stablehlo.add", [ir.RankedTensorType.get(batch_shape + [k], elt)], [full, offs])
+    dnums = gather_numbers(dn["offset_dims"], dn["collapsed_slice_dims"], new_map, ivd)
     attrs = {"dimension_numbers": dnums, "slice_sizes": op.attributes["slice_sizes"]}
     if "indices_are_sorted" in op.attributes:
         attrs["indices_are_sorted"] = op.attributes["indices_are_sorted"]
-    new = b.op("stablehlo.gather", [op.results[0].type], [src, shifted], attrs)
+    new = b.value("stablehlo.gather", [op.results[0].type], [src, shifted], attrs)
     op.results[0].replace_all_uses_with(new)
     op.erase()
     if not list(sl.results[0].uses):
@@ -351,12 +284,7 @@ class LowerDynamicIndexingForIree(Pass):
         with module.context, ir.Location.unknown():
             # Gathers first, so that a gather of a slice reads the slice's source (before the
             # slice becomes a tensor.extract_slice); the slices then.
-            for op in walk_ops(module.operation):
-                if op.name == "stablehlo.dynamic_gather":
-                    convert_stablehlo_dynamic_gather(op)
-            for op in walk_ops(module.operation):
-                if op.name == "stablehlo.gather":
-                    convert_stablehlo_gather_of_slice(op)
-            for op in walk_ops(module.operation):
-                if op.name == "stablehlo.real_dynamic_slice":
-                    convert_stablehlo_real_dynamic_slice(op)
+            root = module.operation
+            apply_patterns(root, {"stablehlo.dynamic_gather": convert_stablehlo_dynamic_gather})
+            apply_patterns(root, {"stablehlo.gather": convert_stablehlo_gather_of_slice})
+            apply_patterns(root, {"stablehlo.real_dynamic_slice": convert_stablehlo_real_dynamic_slice})

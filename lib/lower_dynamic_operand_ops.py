@@ -36,68 +36,18 @@ Anything else of these kinds is reported with its location.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 from torch_mlir import ir
 
-from .ir_util import create, is_dynamic, walk_ops
+from torch_mlir._mlir_libs import _stablehlo
+
+from .builder import OpBuilder, apply_patterns, dense_attr, gather_dimension_numbers, symbol_refs
+from .ir_util import is_dynamic, walk_ops
 from .registry import Pass, PassFailure
 from .size_facts import SizeFacts
 
 _I64 = lambda: ir.IntegerType.get_signless(64)  # noqa: E731
-
-
-class _B:
-    """Builds StableHLO ops in front of one op."""
-
-    def __init__(self, op: ir.Operation):
-        self.loc, self.ip = op.location, ir.InsertionPoint(op)
-
-    def op(self, name, results, operands, attrs=None) -> ir.Value:
-        return create(name, results, operands, attrs, loc=self.loc, ip=self.ip).result
-
-    def const(self, values: list[int], elt: ir.Type, shape=None) -> ir.Value:
-        shape = [len(values)] if shape is None else shape
-        t = ir.RankedTensorType.get(shape, elt)
-        body = ", ".join(map(str, values)) if shape else str(values[0])
-        attr = ir.Attribute.parse(f"dense<{'[' + body + ']' if shape else body}> : {t}")
-        return self.op("stablehlo.constant", [t], [], {"value": attr})
-
-    def dim(self, x: ir.Value, axis: int, elt: ir.Type) -> ir.Value:
-        """Axis `axis` of `x` as a tensor<1x`elt`>."""
-        size = ir.RankedTensorType(x.type).shape[axis]
-        if not is_dynamic(size):
-            return self.const([size], elt)
-        i32 = ir.IntegerType.get_signless(32)
-        d = self.op("stablehlo.get_dimension_size", [ir.RankedTensorType.get([], i32)], [x],
-                    {"dimension": ir.IntegerAttr.get(_I64(), axis)})
-        if elt != i32:
-            d = self.op("stablehlo.convert", [ir.RankedTensorType.get([], elt)], [d])
-        return self.op("stablehlo.reshape", [ir.RankedTensorType.get([1], elt)], [d])
-
-    def concat(self, parts: list[ir.Value], elt: ir.Type) -> ir.Value:
-        n = sum(ir.RankedTensorType(p.type).shape[0] for p in parts)
-        if len(parts) == 1:
-            return parts[0]
-        return self.op("stablehlo.concatenate", [ir.RankedTensorType.get([n], elt)], parts,
-                       {"dimension": ir.IntegerAttr.get(_I64(), 0)})
-
-    def element(self, t: ir.Value, index: list[int]) -> ir.Value:
-        """One element of an integer tensor as a tensor<1xelt>."""
-        arr = ir.DenseI64ArrayAttr.get
-        elt = ir.RankedTensorType(t.type).element_type
-        shape = [1] * len(index)
-        s = self.op("stablehlo.slice", [ir.RankedTensorType.get(shape, elt)], [t],
-                    {"start_indices": arr(index), "limit_indices": arr([i + 1 for i in index]),
-                     "strides": arr([1] * len(index))})
-        return s if len(index) == 1 else self.op("stablehlo.reshape", [ir.RankedTensorType.get([1], elt)], [s])
-
-    def zero(self, elt: ir.Type) -> ir.Value:
-        t = ir.RankedTensorType.get([], elt)
-        attr = (ir.FloatAttr.get(elt, 0.0) if not isinstance(elt, ir.IntegerType)
-                else ir.IntegerAttr.get(elt, 0))
-        return self.op("stablehlo.constant", [t], [], {"value": ir.DenseElementsAttr.get_splat(t, attr)})
 
 
 def _padded_type(x_t: ir.RankedTensorType, low, high, interior) -> ir.RankedTensorType:
@@ -108,60 +58,44 @@ def _padded_type(x_t: ir.RankedTensorType, low, high, interior) -> ir.RankedTens
     return ir.RankedTensorType.get(shape, x_t.element_type)
 
 
-def _pad(b: _B, x: ir.Value, value: ir.Value, low: list, high: list, interior: list[int]) -> ir.Value:
+def _pad(b: OpBuilder, x: ir.Value, value: ir.Value, low: list, high: list, interior: list[int]) -> ir.Value:
     """Pads `x`; amounts are ints or tensor<1xi..> values. stablehlo.pad when all are ints."""
     x_t = ir.RankedTensorType(x.type)
     if all(isinstance(v, int) for v in low + high):
-        if not any(low) and not any(high) and not any(interior):
-            return x
-        arr = ir.DenseI64ArrayAttr.get
-        return b.op("stablehlo.pad", [_padded_type(x_t, low, high, interior)], [x, value],
-                    {"edge_padding_low": arr(low), "edge_padding_high": arr(high),
-                     "interior_padding": arr(interior)})
+        return b.hlo_pad(x, value, low, high, interior)
     elt = next(ir.RankedTensorType(v.type).element_type for v in low + high if not isinstance(v, int))
-    as_vec = lambda vs: b.concat([v if not isinstance(v, int) else b.const([v], elt) for v in vs], elt)  # noqa: E731
+    as_vec = lambda vs: b.hlo_concat([v if not isinstance(v, int) else b.hlo_const([v], elt) for v in vs])  # noqa: E731
     result_t = _padded_type(x_t, [v if isinstance(v, int) else None for v in low],
                             [v if isinstance(v, int) else None for v in high], interior)
-    return b.op("stablehlo.dynamic_pad", [result_t],
-                [x, value, as_vec(low), as_vec(high), b.const(interior, elt)])
-
-
-def _conv_layout(text: str) -> tuple[list[int], str] | None:
-    """Input spatial axes (in window order) from `#stablehlo.conv<[b, f, 0, 1]x...>`."""
-    m = re.search(r"conv<\[([^\]]*)\]", text)
-    if not m:
-        return None
-    tokens = [t.strip() for t in m.group(1).split(",")]
-    spatial = sorted((int(t), i) for i, t in enumerate(tokens) if t.isdigit())
-    return [i for _, i in spatial], m.group(1)
+    return b.value("stablehlo.dynamic_pad", [result_t],
+                [x, value, as_vec(low), as_vec(high), b.hlo_const(interior, elt)])
 
 
 def convert_stablehlo_dynamic_conv(op: ir.Operation, facts: SizeFacts) -> str | None:
     """stablehlo.dynamic_conv -> [dynamic_pad +] stablehlo.convolution. Returns an error or None."""
     x, k, padding = op.operands
-    layout = _conv_layout(str(op.attributes["dimension_numbers"]))
-    if layout is None:
+    numbers = op.attributes["dimension_numbers"]
+    if not _stablehlo.ConvDimensionNumbers.isinstance(numbers):
         return "dynamic_conv with an unreadable dimension_numbers attribute"
-    spatial = layout[0]
+    # The input axes in window order.
+    spatial = list(_stablehlo.ConvDimensionNumbers(numbers).input_spatial_dimensions)
     rows = facts.matrix(padding)
     attrs = {n: op.attributes[n] for n in op.attributes if n != "padding"}
-    b = _B(op)
+    b = OpBuilder(op)
     if rows is not None and all(isinstance(v, int) for r in rows for v in r):
-        t = ir.RankedTensorType.get([len(rows), 2], _I64())
-        flat = ", ".join(f"[{lo}, {hi}]" for lo, hi in rows)
-        attrs["padding"] = ir.Attribute.parse(f"dense<[{flat}]> : {t}")
-        new = b.op("stablehlo.convolution", [op.results[0].type], [x, k], attrs)
+        attrs["padding"] = dense_attr([v for r in rows for v in r], _I64(), [len(rows), 2])
+        new = b.value("stablehlo.convolution", [op.results[0].type], [x, k], attrs)
     else:
         x_t = ir.RankedTensorType(x.type)
         lhs_dil = ([int(v) for v in ir.DenseI64ArrayAttr(attrs["lhs_dilation"])]
                    if "lhs_dilation" in attrs else [1] * len(spatial))
         low, high, interior = [0] * x_t.rank, [0] * x_t.rank, [0] * x_t.rank
         for w, axis in enumerate(spatial):
-            low[axis], high[axis] = b.element(padding, [w, 0]), b.element(padding, [w, 1])
+            low[axis], high[axis] = b.hlo_element(padding, [w, 0]), b.hlo_element(padding, [w, 1])
             interior[axis] = lhs_dil[w] - 1
-        padded = _pad(b, x, b.zero(x_t.element_type), low, high, interior)
+        padded = _pad(b, x, b.hlo_scalar(0, x_t.element_type), low, high, interior)
         attrs.pop("lhs_dilation", None)
-        new = b.op("stablehlo.convolution", [op.results[0].type], [padded, k], attrs)
+        new = b.value("stablehlo.convolution", [op.results[0].type], [padded, k], attrs)
     op.results[0].replace_all_uses_with(new)
     op.erase()
     return None
@@ -192,10 +126,8 @@ def _reducer_op(module: ir.Module, op: ir.Operation) -> str | None:
 
 def _reduce_region(op_created: ir.Operation, body_op: str, scalar_t: ir.Type) -> None:
     block = op_created.regions[0].blocks.append(scalar_t, scalar_t)
-    with ir.InsertionPoint(block), op_created.location:
-        r = create(body_op, [scalar_t], list(block.arguments), loc=op_created.location,
-                   ip=ir.InsertionPoint(block)).result
-        create("stablehlo.return", [], [r], loc=op_created.location, ip=ir.InsertionPoint(block))
+    b = OpBuilder(ip=ir.InsertionPoint(block), loc=op_created.location)
+    b.create("stablehlo.return", [], [b.value(body_op, [scalar_t], list(block.arguments))])
 
 
 def convert_dynamic_reduce_window(module: ir.Module, op: ir.Operation, facts: SizeFacts) -> str | None:
@@ -211,25 +143,22 @@ def convert_dynamic_reduce_window(module: ir.Module, op: ir.Operation, facts: Si
     if None in (window, strides, base, wd) or rows is None:
         return "dynamic_reduce_window whose window operands are not read from sizes"
     scalar_t = ir.RankedTensorType(init.type)
-    b = _B(op)
+    b = OpBuilder(op)
     consts = lambda vs: all(isinstance(v, int) for v in vs)  # noqa: E731
     if consts(window) and consts(strides) and consts(base) and consts(wd):
         arr = ir.DenseI64ArrayAttr.get
         attrs = {"window_dimensions": arr(window), "window_strides": arr(strides),
                  "window_dilations": arr(wd)}
         if consts([v for r in rows for v in r]):
-            t = ir.RankedTensorType.get([rank, 2], _I64())
-            attrs["padding"] = ir.Attribute.parse(
-                f"dense<[{', '.join(f'[{lo}, {hi}]' for lo, hi in rows)}]> : {t}")
+            attrs["padding"] = dense_attr([v for r in rows for v in r], _I64(), [rank, 2])
             attrs["base_dilations"] = arr(base)
             src = x
         else:
-            low = [r[0] if isinstance(r[0], int) else b.element(padding, [a, 0]) for a, r in enumerate(rows)]
-            high = [r[1] if isinstance(r[1], int) else b.element(padding, [a, 1]) for a, r in enumerate(rows)]
+            low = [r[0] if isinstance(r[0], int) else b.hlo_element(padding, [a, 0]) for a, r in enumerate(rows)]
+            high = [r[1] if isinstance(r[1], int) else b.hlo_element(padding, [a, 1]) for a, r in enumerate(rows)]
             src = _pad(b, x, init, low, high, [v - 1 for v in base])
-        new_op = ir.Operation.create("stablehlo.reduce_window", results=[op.results[0].type],
-                                     operands=[src, init], attributes=attrs, regions=1,
-                                     loc=b.loc, ip=b.ip)
+        new_op = b.create("stablehlo.reduce_window", [op.results[0].type], [src, init], attrs,
+                          regions=1)
         _reduce_region(new_op, body, scalar_t)
         new = new_op.result
     else:
@@ -254,66 +183,62 @@ def _minus_one(n):
     return make("add", n, -1)
 
 
-def _prefix_scan(b: _B, x: ir.Value, init: ir.Value, a: int, body: str,
+def _prefix_scan(b: OpBuilder, x: ir.Value, init: ir.Value, a: int, body: str,
                  result_t: ir.RankedTensorType) -> ir.Value:
     """y[.., j, ..] = reduce(x[.., i, ..] for i <= j): a masked reduce over an n x n triangle."""
     x_t = ir.RankedTensorType(x.type)
     rank, elt = x_t.rank, x_t.element_type
     i64 = _I64()
-    sizes = [b.dim(x, d, i64) for d in range(rank)]
-    shape_v = b.concat(sizes + [sizes[a]], i64)
+    sizes = [b.hlo_dim(x, d, i64) for d in range(rank)]
+    shape_v = b.hlo_concat(sizes + [sizes[a]])
     big = list(x_t.shape) + [x_t.shape[a]]
     big_t = ir.RankedTensorType.get(big, elt)
     arr = ir.DenseI64ArrayAttr.get
     dims = [d if d != a else rank for d in range(rank)]
-    xb = b.op("stablehlo.dynamic_broadcast_in_dim", [big_t], [x, shape_v],
+    xb = b.value("stablehlo.dynamic_broadcast_in_dim", [big_t], [x, shape_v],
               {"broadcast_dimensions": arr(dims), "known_expanding_dimensions": arr([]),
                "known_nonexpanding_dimensions": arr(list(range(rank)))})
     idx_t = ir.RankedTensorType.get(big, i64)
-    j = b.op("stablehlo.dynamic_iota", [idx_t], [shape_v], {"iota_dimension": ir.IntegerAttr.get(i64, a)})
-    i = b.op("stablehlo.dynamic_iota", [idx_t], [shape_v], {"iota_dimension": ir.IntegerAttr.get(i64, rank)})
-    mask = b.op("stablehlo.compare", [ir.RankedTensorType.get(big, ir.IntegerType.get_signless(1))], [i, j],
-                {"comparison_direction": ir.Attribute.parse("#stablehlo<comparison_direction LE>")})
-    fill = b.op("stablehlo.dynamic_broadcast_in_dim", [big_t], [init, shape_v],
+    j = b.value("stablehlo.dynamic_iota", [idx_t], [shape_v], {"iota_dimension": ir.IntegerAttr.get(i64, a)})
+    i = b.value("stablehlo.dynamic_iota", [idx_t], [shape_v], {"iota_dimension": ir.IntegerAttr.get(i64, rank)})
+    mask = b.hlo_compare("LE", i, j)
+    fill = b.value("stablehlo.dynamic_broadcast_in_dim", [big_t], [init, shape_v],
                 {"broadcast_dimensions": arr([]), "known_expanding_dimensions": arr([]),
                  "known_nonexpanding_dimensions": arr([])})
-    masked = b.op("stablehlo.select", [big_t], [mask, xb, fill])
-    red = ir.Operation.create("stablehlo.reduce", results=[result_t], operands=[masked, init],
-                              attributes={"dimensions": arr([rank])}, regions=1, loc=b.loc, ip=b.ip)
+    masked = b.value("stablehlo.select", [big_t], [mask, xb, fill])
+    red = b.create("stablehlo.reduce", [result_t], [masked, init], {"dimensions": arr([rank])},
+                   regions=1)
     _reduce_region(red, body, ir.RankedTensorType.get([], elt))
     return red.result
 
 
 def convert_stablehlo_dynamic_gather_window(op: ir.Operation) -> bool:
     """dynamic_gather of one window (no batch, no collapsed axes) -> real_dynamic_slice."""
-    from .lower_dynamic_indexing import _gather_dims
-
     x, idx, sizes = op.operands
-    dn = _gather_dims(op.attributes["dimension_numbers"])
+    dn = gather_dimension_numbers(op.attributes["dimension_numbers"])
     x_t, idx_t = ir.RankedTensorType(x.type), ir.RankedTensorType(idx.type)
     if (dn["operand_batching_dims"] or dn["collapsed_slice_dims"] or idx_t.rank != 1
             or dn["index_vector_dim"] != 0 or dn["offset_dims"] != list(range(x_t.rank))
             or is_dynamic(idx_t.shape[0])):
         return False
-    b = _B(op)
+    b = OpBuilder(op)
     elt = ir.RankedTensorType(sizes.type).element_type
-    if idx_t.element_type != elt:
-        idx = b.op("stablehlo.convert", [ir.RankedTensorType.get(idx_t.shape, elt)], [idx])
-    zero = b.const([0], elt)
+    idx = b.hlo_convert(idx, elt)
+    zero = b.hlo_const([0], elt)
     starts = []
     for d in range(x_t.rank):
         if d not in dn["start_index_map"]:
             starts.append(zero)
             continue
         k = dn["start_index_map"].index(d)
-        s = b.element(idx, [k])
-        size = b.element(sizes, [d])
-        hi = b.op("stablehlo.subtract", [size.type], [b.dim(x, d, elt), size])
-        starts.append(b.op("stablehlo.clamp", [size.type], [zero, s, hi]))
-    start = b.concat(starts, elt)
-    limit = b.op("stablehlo.add", [start.type], [start, sizes])
-    ones = b.const([1] * x_t.rank, elt)
-    new = b.op("stablehlo.real_dynamic_slice", [op.results[0].type], [x, start, limit, ones])
+        s = b.hlo_element(idx, [k])
+        size = b.hlo_element(sizes, [d])
+        hi = b.value("stablehlo.subtract", [size.type], [b.hlo_dim(x, d, elt), size])
+        starts.append(b.value("stablehlo.clamp", [size.type], [zero, s, hi]))
+    start = b.hlo_concat(starts)
+    limit = b.value("stablehlo.add", [start.type], [start, sizes])
+    ones = b.hlo_const([1] * x_t.rank, elt)
+    new = b.value("stablehlo.real_dynamic_slice", [op.results[0].type], [x, start, limit, ones])
     op.results[0].replace_all_uses_with(new)
     op.erase()
     return True
@@ -337,18 +262,25 @@ class LowerDynamicOperandOps(Pass):
         with module.context, ir.Location.unknown():
             diags = []
             funcs = [f.operation for f in module.body.operations if f.operation.name == "func.func"]
+
+            def reported(op: ir.Operation, err: str | None) -> bool:
+                if err:
+                    diags.append((str(op.location), err))
+                return not err
+
             for f in funcs:
-                targets = [op for op in walk_ops(f) if op.name in ("stablehlo.dynamic_conv",
-                           "stablehlo.dynamic_gather") or _is_dynamic_reduce_window(op)]
-                for op in targets:
-                    if op.name == "stablehlo.dynamic_gather":
-                        convert_stablehlo_dynamic_gather_window(op)
-                        continue
-                    facts = SizeFacts(f)  # fresh: earlier rewrites erased values
-                    err = (convert_stablehlo_dynamic_conv(op, facts) if op.name == "stablehlo.dynamic_conv"
-                           else convert_dynamic_reduce_window(module, op, facts))
-                    if err:
-                        diags.append((str(op.location), err))
+                # Each conversion reads fresh SizeFacts: earlier rewrites erased values.
+                def conv(op: ir.Operation, f=f) -> bool:
+                    return reported(op, convert_stablehlo_dynamic_conv(op, SizeFacts(f)))
+
+                def reduce_window(op: ir.Operation, f=f) -> bool:
+                    if not _is_dynamic_reduce_window(op):
+                        return False
+                    return reported(op, convert_dynamic_reduce_window(module, op, SizeFacts(f)))
+
+                apply_patterns(f, {"stablehlo.dynamic_gather": convert_stablehlo_dynamic_gather_window,
+                                   "stablehlo.dynamic_conv": conv,
+                                   "stablehlo.custom_call": reduce_window})
             if diags:
                 raise PassFailure(f"{len(diags)} op(s) with dynamic windows cannot be lowered", diags)
             _erase_unused_reducers(module)
@@ -356,7 +288,7 @@ class LowerDynamicOperandOps(Pass):
 
 def _erase_unused_reducers(module: ir.Module) -> None:
     """Erases functions only dynamic_reduce_window custom calls referred to, once none does."""
-    text_refs = set()
+    refs = set()
     funcs = {}
     for f in module.body.operations:
         f = f.operation
@@ -364,7 +296,7 @@ def _erase_unused_reducers(module: ir.Module) -> None:
             funcs[ir.StringAttr(f.attributes["sym_name"]).value] = f
     for op in walk_ops(module.operation):
         for a in op.attributes:
-            text_refs.update(re.findall(r"@([\w$.-]+)", str(op.attributes[a])))
+            refs |= symbol_refs(op.attributes[a])
     for name, f in funcs.items():
-        if name != "main" and name.startswith("reduce_window_") and name not in text_refs:
+        if name != "main" and name.startswith("reduce_window_") and name not in refs:
             f.erase()

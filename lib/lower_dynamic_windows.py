@@ -38,13 +38,15 @@ of being handed to IREE to fail on.
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass
 
 from torch_mlir import ir
 from torch_mlir.dialects import linalg, tensor
 
-from .ir_util import create, is_dynamic, walk_ops
+from torch_mlir._mlir_libs import _stablehlo
+
+from .builder import OpBuilder, apply_patterns, dot_numbers
+from .ir_util import is_dynamic
 from .registry import Pass, PassFailure
 
 
@@ -59,73 +61,28 @@ class UnsupportedWindowFailure(PassFailure):
     unsupported_op = True
 
 
-class _Emitter:
-    """Builds index arithmetic and tensors in front of one op."""
-
-    def __init__(self, op: ir.Operation):
-        self.loc = op.location
-        self.ip = ir.InsertionPoint(op)
-        self.index = ir.IndexType.get()
-
-    def create(self, name, results, operands, attrs=None) -> ir.Value:
-        return create(name, results, operands, attrs, loc=self.loc, ip=self.ip).result
-
-    def index_const(self, v: int) -> ir.Value:
-        return self.create("arith.constant", [self.index], [],
-                           {"value": ir.IntegerAttr.get(self.index, int(v))})
-
-    def dim(self, t: ir.Value, axis: int) -> ir.Value:
-        size = ir.RankedTensorType(t.type).shape[axis]
-        if not is_dynamic(size):
-            return self.index_const(size)
-        return self.create("tensor.dim", [self.index], [t, self.index_const(axis)])
-
-    def arith(self, name: str, a: ir.Value, b: ir.Value) -> ir.Value:
-        return self.create(f"arith.{name}", [self.index], [a, b])
-
-    def window_out_size(self, padded: ir.Value, axis: int, window: int, stride: int,
-                        dilation: int) -> ir.Value:
-        """(padded - dilation * (window - 1) - 1) floordiv stride + 1, as index arithmetic."""
-        span = dilation * (window - 1) + 1
-        size = self.arith("subi", self.dim(padded, axis), self.index_const(span))
-        if stride != 1:
-            size = self.arith("divsi", size, self.index_const(stride))
-        return self.arith("addi", size, self.index_const(1))
-
-    def scalar_const(self, elt: ir.Type, value: float) -> tuple[ir.Value, ir.Value]:
-        """(arith scalar, stablehlo 0-d tensor) holding `value`."""
-        attr = (ir.FloatAttr.get(elt, value) if _is_float(elt)
-                else ir.IntegerAttr.get(elt, int(value)))
-        scalar = self.create("arith.constant", [elt], [], {"value": attr})
-        t0 = ir.RankedTensorType.get([], elt)
-        return scalar, self.create("stablehlo.constant", [t0], [],
-                                   {"value": ir.DenseElementsAttr.get_splat(t0, attr)})
-
-    def pad(self, x: ir.Value, value: ir.Value, low: list[int], high: list[int],
-            interior: list[int]) -> ir.Value:
-        """stablehlo.pad with static amounts; returns `x` when there is nothing to pad."""
-        if not any(low) and not any(high) and not any(interior):
-            return x
-        src = ir.RankedTensorType(x.type)
-        shape = [s if is_dynamic(s) else s + lo + hi + max(s - 1, 0) * it
-                 for s, lo, hi, it in zip(src.shape, low, high, interior)]
-        result = ir.RankedTensorType.get(shape, src.element_type)
-        arr = ir.DenseI64ArrayAttr.get
-        return self.create("stablehlo.pad", [result], [x, value],
-                           {"edge_padding_low": arr(low), "edge_padding_high": arr(high),
-                            "interior_padding": arr(interior)})
-
-    def filled(self, result_t: ir.RankedTensorType, sizes: list[ir.Value],
-               init: ir.Value) -> ir.Value:
-        """tensor.empty of `result_t` (dynamic extents from `sizes`) filled with `init`."""
-        mixed = [sizes[i] if is_dynamic(s) else s for i, s in enumerate(result_t.shape)]
-        with self.loc, self.ip:
-            empty = tensor.empty(mixed, result_t.element_type)
-            return linalg.fill(init, outs=[empty])
+def _window_out_size(e: OpBuilder, padded: ir.Value, axis: int, window: int, stride: int,
+                     dilation: int) -> ir.Value:
+    """(padded - dilation * (window - 1) - 1) floordiv stride + 1, as index arithmetic."""
+    span = dilation * (window - 1) + 1
+    size = e.index_op("arith.subi", e.tensor_dim(padded, axis), e.const_index(span))
+    if stride != 1:
+        size = e.index_op("arith.divsi", size, e.const_index(stride))
+    return e.index_op("arith.addi", size, e.const_index(1))
 
 
-def _is_float(t: ir.Type) -> bool:
-    return isinstance(t, (ir.F16Type, ir.F32Type, ir.F64Type, ir.BF16Type))
+def _scalar_const(e: OpBuilder, elt: ir.Type, value: float) -> tuple[ir.Value, ir.Value]:
+    """(arith scalar, stablehlo 0-d tensor) holding `value`."""
+    return e.constant(elt, value), e.hlo_scalar(value, elt)
+
+
+def _filled(e: OpBuilder, result_t: ir.RankedTensorType, sizes: list[ir.Value],
+            init: ir.Value) -> ir.Value:
+    """tensor.empty of `result_t` (dynamic extents from `sizes`) filled with `init`."""
+    mixed = [sizes[i] if is_dynamic(s) else s for i, s in enumerate(result_t.shape)]
+    with e.loc, e.ip:
+        empty = tensor.empty(mixed, result_t.element_type)
+        return linalg.fill(init, outs=[empty])
 
 
 def _i64s(op: ir.Operation, name: str, rank: int, default: int) -> list[int]:
@@ -154,16 +111,14 @@ def conv_kernel_permutation(op: ir.Operation) -> list[int] | None:
     """For torch's `[b, f, 0, ..]` input and output layout, the permutation that brings the kernel
     to `[o, i, 0, ..]` (identity for conv, `[2, 3, 0, 1]` for the HWOI kernel of a transposed
     conv); None for any other input or output layout."""
-    text = str(op.attributes["dimension_numbers"])
-    m = re.fullmatch(r"#stablehlo\.conv<\[(.*)\]x\[(.*)\]->\[(.*)\]>", text)
-    if not m:
+    dn = _stablehlo.ConvDimensionNumbers(op.attributes["dimension_numbers"])
+    canonical = (0, 1, list(range(2, 2 + len(dn.input_spatial_dimensions))))
+    if ((dn.input_batch_dimension, dn.input_feature_dimension, list(dn.input_spatial_dimensions))
+            != canonical or (dn.output_batch_dimension, dn.output_feature_dimension,
+                             list(dn.output_spatial_dimensions)) != canonical):
         return None
-    lhs, rhs, out = ([t.strip() for t in part.split(",")] for part in m.groups())
-    nsp = len(lhs) - 2
-    canonical = ["b", "f"] + [str(i) for i in range(nsp)]
-    if lhs != canonical or out != canonical or sorted(rhs) != sorted(["o", "i"] + canonical[2:]):
-        return None
-    return [rhs.index(t) for t in ["o", "i"] + canonical[2:]]
+    return [dn.kernel_output_feature_dimension, dn.kernel_input_feature_dimension,
+            *dn.kernel_spatial_dimensions]
 
 
 def convert_stablehlo_convolution(op: ir.Operation) -> bool:
@@ -200,18 +155,18 @@ def convert_stablehlo_convolution(op: ir.Operation) -> bool:
     low, high = _padding(op, nsp)
     elt = result_t.element_type
 
-    e = _Emitter(op)
+    e = OpBuilder(op)
     if perm != sorted(perm):
         src_shape = ir.RankedTensorType(k.type).shape
         k_oi = ir.RankedTensorType.get([src_shape[p] for p in perm], elt)
-        k = e.create("stablehlo.transpose", [k_oi], [k],
+        k = e.value("stablehlo.transpose", [k_oi], [k],
                      {"permutation": ir.DenseI64ArrayAttr.get(perm)})
     k_t = ir.RankedTensorType(k.type)
-    zero, zero_t = e.scalar_const(elt, 0.0)
-    padded = e.pad(x, zero_t, [0, 0] + low, [0, 0] + high, [0, 0] + [d - 1 for d in lhs_dil])
+    zero, zero_t = _scalar_const(e, elt, 0.0)
+    padded = e.hlo_pad(x, zero_t, [0, 0] + low, [0, 0] + high, [0, 0] + [d - 1 for d in lhs_dil])
     window = k_t.shape[2:]
-    sizes = [e.dim(x, 0), None] + [
-        e.window_out_size(padded, 2 + i, window[i], strides[i], rhs_dil[i]) for i in range(nsp)]
+    sizes = [e.tensor_dim(x, 0), None] + [
+        _window_out_size(e, padded, 2 + i, window[i], strides[i], rhs_dil[i]) for i in range(nsp)]
     if groups == 1 and all(d == 1 for d in lhs_dil):
         new = conv_as_im2col_matmul(e, padded, k, result_t, sizes, strides, rhs_dil)
         op.results[0].replace_all_uses_with(new)
@@ -219,7 +174,7 @@ def convert_stablehlo_convolution(op: ir.Operation) -> bool:
         return True
     with e.loc, e.ip:
         if groups == 1:
-            out = e.filled(result_t, sizes, zero)
+            out = _filled(e, result_t, sizes, zero)
             named = {1: linalg.conv_1d_ncw_fcw, 2: linalg.conv_2d_nchw_fchw,
                      3: linalg.conv_3d_ncdhw_fcdhw}[nsp]
             new = named(padded, k, outs=[out], strides=strides, dilations=rhs_dil)
@@ -232,7 +187,7 @@ def convert_stablehlo_convolution(op: ir.Operation) -> bool:
     return True
 
 
-def conv_as_im2col_matmul(e: _Emitter, padded: ir.Value, k: ir.Value, result_t: ir.RankedTensorType,
+def conv_as_im2col_matmul(e: OpBuilder, padded: ir.Value, k: ir.Value, result_t: ir.RankedTensorType,
                           sizes: list, strides, dilations) -> ir.Value:
     """An ungrouped convolution of the padded `N x C x S..` input with the `F x C x K..` kernel as
     im2col + one 2-D matmul, channels-last (IREE 3.13's code for linalg convs over `?` spatial
@@ -278,21 +233,20 @@ def conv_as_im2col_matmul(e: _Emitter, padded: ir.Value, k: ir.Value, result_t: 
                                                        list(range(nsp + 1, rank6))])
     reassoc = [list(range(nsp + 1)), [nsp + 1]]
     kt = _transpose(e, k, list(range(2, nsp + 2)) + [1, 0])
-    w2 = e.create("stablehlo.reshape", [ir.RankedTensorType.get([kk * c, f], elt)], [kt])
-    mm = e.create("stablehlo.dot_general", [ir.RankedTensorType.get([dyn, f], elt)], [rows, w2],
-                  {"dot_dimension_numbers": ir.Attribute.parse(
-                      "#stablehlo.dot<lhs_contracting_dimensions = [1], rhs_contracting_dimensions = [0]>")})
+    w2 = e.value("stablehlo.reshape", [ir.RankedTensorType.get([kk * c, f], elt)], [kt])
+    mm = e.value("stablehlo.dot_general", [ir.RankedTensorType.get([dyn, f], elt)], [rows, w2],
+                  {"dot_dimension_numbers": dot_numbers([1], [0])})
     out_last_t = ir.RankedTensorType.get([n] + out_sp + [f], elt)
     with e.loc, e.ip:
         out_last = tensor.expand_shape(out_last_t, mm, reassoc, dyn_sizes, [n] + out_sp + [f])
     to_first = [0, nsp + 1] + list(range(1, nsp + 1))
     out = _transpose(e, out_last, to_first)
     if out.type != result_t:
-        out = e.create("tensor.cast", [result_t], [out])
+        out = e.value("tensor.cast", [result_t], [out])
     return out
 
 
-def _grouped_conv_2d(e: _Emitter, padded: ir.Value, k: ir.Value, result_t: ir.RankedTensorType,
+def _grouped_conv_2d(e: OpBuilder, padded: ir.Value, k: ir.Value, result_t: ir.RankedTensorType,
                      sizes: list, zero: ir.Value, groups: int, strides, dilations) -> ir.Value:
     """N x (G*C) x H x W  conv  (G*F) x C x KH x KW  via linalg.conv_2d_ngchw_gfchw."""
     p_t, k_t = ir.RankedTensorType(padded.type), ir.RankedTensorType(k.type)
@@ -301,19 +255,19 @@ def _grouped_conv_2d(e: _Emitter, padded: ir.Value, k: ir.Value, result_t: ir.Ra
     elt = result_t.element_type
     x5_shape = [n, groups, c // groups, h, w]
     x5_t = ir.RankedTensorType.get(x5_shape, elt)
-    dyn_sizes = [e.dim(padded, a) for a in (0, 2, 3) if is_dynamic(p_t.shape[a])]
+    dyn_sizes = [e.tensor_dim(padded, a) for a in (0, 2, 3) if is_dynamic(p_t.shape[a])]
     x5 = tensor.expand_shape(x5_t, padded, [[0], [1, 2], [3], [4]], dyn_sizes, x5_shape)
     k5_t = ir.RankedTensorType.get([groups, f_total // groups, c_per, kh, kw], elt)
-    k5 = e.create("stablehlo.reshape", [k5_t], [k])
+    k5 = e.value("stablehlo.reshape", [k5_t], [k])
     o5_shape = [result_t.shape[0], groups, f_total // groups, result_t.shape[2], result_t.shape[3]]
     o5_t = ir.RankedTensorType.get(o5_shape, elt)
     o5_sizes = [sizes[0], None, None, sizes[2], sizes[3]]
-    out = e.filled(o5_t, o5_sizes, zero)
+    out = _filled(e, o5_t, o5_sizes, zero)
     conv = linalg.conv_2d_ngchw_gfchw(x5, k5, outs=[out], strides=strides, dilations=dilations)
     return tensor.collapse_shape(result_t, conv, [[0], [1, 2], [3], [4]])
 
 
-def _grouped_conv_1d(e: _Emitter, padded: ir.Value, k: ir.Value, result_t: ir.RankedTensorType,
+def _grouped_conv_1d(e: OpBuilder, padded: ir.Value, k: ir.Value, result_t: ir.RankedTensorType,
                      sizes: list, zero: ir.Value, groups: int, strides, dilations) -> ir.Value:
     """A grouped 1-D convolution as the 2-D one over a unit height (linalg has no grouped 1-D
     named op): N x C x L -> N x C x 1 x L, kernel F x C/G x K -> F x C/G x 1 x K, and back."""
@@ -321,13 +275,13 @@ def _grouped_conv_1d(e: _Emitter, padded: ir.Value, k: ir.Value, result_t: ir.Ra
     elt = result_t.element_type
     n, c, length = p_t.shape
     x4_t = ir.RankedTensorType.get([n, c, 1, length], elt)
-    dyn = [e.dim(padded, a) for a in (0, 2) if is_dynamic(p_t.shape[a])]
+    dyn = [e.tensor_dim(padded, a) for a in (0, 2) if is_dynamic(p_t.shape[a])]
     x4 = tensor.expand_shape(x4_t, padded, [[0], [1], [2, 3]], dyn, [n, c, 1, length])
     f, c_per, kw = k_t.shape
-    k4 = e.create("stablehlo.reshape", [ir.RankedTensorType.get([f, c_per, 1, kw], elt)], [k])
+    k4 = e.value("stablehlo.reshape", [ir.RankedTensorType.get([f, c_per, 1, kw], elt)], [k])
     r = result_t.shape
     r4_t = ir.RankedTensorType.get([r[0], r[1], 1, r[2]], elt)
-    one = e.index_const(1)
+    one = e.const_index(1)
     conv = _grouped_conv_2d(e, x4, k4, r4_t, [sizes[0], None, one, sizes[2]], zero, groups,
                             [1] + list(strides), [1] + list(dilations))
     return tensor.collapse_shape(result_t, conv, [[0], [1], [2, 3]])
@@ -360,10 +314,10 @@ def reduce_window_body(op: ir.Operation) -> str | None:
     return body.name
 
 
-def _transpose(e: _Emitter, x: ir.Value, perm: list[int]) -> ir.Value:
+def _transpose(e: OpBuilder, x: ir.Value, perm: list[int]) -> ir.Value:
     t = ir.RankedTensorType(x.type)
     out_t = ir.RankedTensorType.get([t.shape[p] for p in perm], t.element_type)
-    return e.create("stablehlo.transpose", [out_t], [x],
+    return e.value("stablehlo.transpose", [out_t], [x],
                     {"permutation": ir.DenseI64ArrayAttr.get(perm)})
 
 
@@ -399,11 +353,11 @@ def convert_stablehlo_reduce_window(op: ir.Operation) -> bool:
         raise UnsupportedWindow(f"a body of '{body}' (only stablehlo.maximum and stablehlo.add)")
     x, init_t = op.operands
     result_t = ir.RankedTensorType(op.results[0].type)
-    e = _Emitter(op)
-    init = e.create("tensor.extract", [result_t.element_type], [init_t])
-    padded = e.pad(x, init_t, [0, 0] + low[2:], [0, 0] + high[2:], [0] * rank)
-    sizes = [e.dim(x, 0), e.dim(x, 1)] + [
-        e.window_out_size(padded, a, window[a], strides[a], win_dil[a]) for a in range(2, rank)]
+    e = OpBuilder(op)
+    init = e.value("tensor.extract", [result_t.element_type], [init_t])
+    padded = e.hlo_pad(x, init_t, [0, 0] + low[2:], [0, 0] + high[2:], [0] * rank)
+    sizes = [e.tensor_dim(x, 0), e.tensor_dim(x, 1)] + [
+        _window_out_size(e, padded, a, window[a], strides[a], win_dil[a]) for a in range(2, rank)]
     if rank == 5:
         # linalg has 3-D pooling only channels-last: NCDHW -> NDHWC -> pool -> NCDHW.
         to_last, to_first = [0, 2, 3, 4, 1], [0, 4, 1, 2, 3]
@@ -411,7 +365,7 @@ def convert_stablehlo_reduce_window(op: ir.Operation) -> bool:
         result_t = ir.RankedTensorType.get([result_t.shape[p] for p in to_last],
                                            result_t.element_type)
         sizes = [sizes[p] for p in to_last]
-    out = e.filled(result_t, sizes, init)
+    out = _filled(e, result_t, sizes, init)
     with e.loc, e.ip:
         kernel = tensor.empty(window[2:], result_t.element_type)
         new = getattr(linalg, named)(padded, kernel, outs=[out], strides=strides[2:],
@@ -435,17 +389,21 @@ class LowerDynamicWindowsForIree(Pass):
         converters = {"stablehlo.convolution": convert_stablehlo_convolution,
                       "stablehlo.reduce_window": convert_stablehlo_reduce_window}
         diags = []
-        with module.context, ir.Location.unknown():
-            for op in walk_ops(module.operation):
-                convert = converters.get(op.name)
-                if convert is None:
-                    continue
+
+        def reporting(convert):
+            def pattern(op: ir.Operation) -> bool:
                 loc = str(op.location)
                 try:
-                    convert(op)
+                    return convert(op)
                 except UnsupportedWindow as e:
                     diags.append((loc, f"'{op.name}' over dynamic spatial dims with {e} has no "
                                        f"IREE lowering ({self.name})"))
+                    return False
+            return pattern
+
+        with module.context, ir.Location.unknown():
+            apply_patterns(module.operation, {name: reporting(convert)
+                                              for name, convert in converters.items()})
         if diags:
             raise UnsupportedWindowFailure(
                 f"{len(diags)} windowed op(s) cannot be lowered for IREE", diags)

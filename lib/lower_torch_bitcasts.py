@@ -20,12 +20,12 @@ torch-backend-to-stablehlo-backend-pipeline, whose type finalization folds the c
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 from torch_mlir import ir
 
-from .ir_util import create, ensure_upstream_registered, walk_ops
+from .builder import OpBuilder, apply_patterns, vtensor_builtin_type, vtensor_sizes_and_dtype
+from .ir_util import ensure_upstream_registered
 from .registry import Pass
 
 _WIDTH = {"f16": 16, "bf16": 16, "f32": 32, "f64": 64, "si8": 8, "ui8": 8, "si16": 16,
@@ -34,18 +34,15 @@ _WIDTH = {"f16": 16, "bf16": 16, "f32": 32, "f64": 64, "si8": 8, "ui8": 8, "si16
 
 def _builtin(t: ir.Type) -> ir.Type | None:
     """`!torch.vtensor<[?,4],si32>` -> `tensor<?x4xi32>` (builtin tensors are signless)."""
-    m = re.match(r"!torch\.vtensor<\[([^\]]*)\],(\w+)>$", str(t))
-    if not m or m.group(2) not in _WIDTH:
+    parts = vtensor_sizes_and_dtype(t)
+    if parts is None or parts[1] not in _WIDTH:
         return None
-    sizes = [ir.ShapedType.get_dynamic_size() if s.strip() == "?" else int(s)
-             for s in m.group(1).split(",") if s.strip()]
-    elt = ir.Type.parse(re.sub(r"^[su]i(\d+)$", r"i\1", m.group(2)))
-    return ir.RankedTensorType.get(sizes, elt)
+    return vtensor_builtin_type(t)[0]
 
 
 def _width(t: ir.Type) -> int | None:
-    m = re.match(r"!torch\.vtensor<\[[^\]]*\],(\w+)>$", str(t))
-    return _WIDTH.get(m.group(1)) if m else None
+    parts = vtensor_sizes_and_dtype(t)
+    return _WIDTH.get(parts[1]) if parts is not None else None
 
 
 def convert_torch_aten_view_dtype(op: ir.Operation) -> bool:
@@ -56,10 +53,10 @@ def convert_torch_aten_view_dtype(op: ir.Operation) -> bool:
     w_src, w_dst = _width(x.type), _width(op.results[0].type)
     if src is None or dst is None or w_src != w_dst or w_src == 1:
         return False
-    ip, loc = ir.InsertionPoint(op), op.location
-    b = create("torch_c.to_builtin_tensor", [src], [x], loc=loc, ip=ip).result
-    c = create("stablehlo.bitcast_convert", [dst], [b], loc=loc, ip=ip).result
-    y = create("torch_c.from_builtin_tensor", [op.results[0].type], [c], loc=loc, ip=ip).result
+    b = OpBuilder(op)
+    t = b.value("torch_c.to_builtin_tensor", [src], [x])
+    c = b.value("stablehlo.bitcast_convert", [dst], [t])
+    y = b.value("torch_c.from_builtin_tensor", [op.results[0].type], [c])
     op.results[0].replace_all_uses_with(y)
     op.erase()
     return True
@@ -75,6 +72,4 @@ class LowerTorchBitcasts(Pass):
     def run(self, module: ir.Module) -> None:
         ensure_upstream_registered(module.context)
         with module.context, ir.Location.unknown():
-            for op in walk_ops(module.operation):
-                if op.name == "torch.aten.view.dtype":
-                    convert_torch_aten_view_dtype(op)
+            apply_patterns(module.operation, {"torch.aten.view.dtype": convert_torch_aten_view_dtype})

@@ -26,8 +26,11 @@ from dataclasses import dataclass
 
 from torch_mlir import ir
 
-from .ir_util import create, defining_op, ensure_upstream_registered, walk_ops
-from .lower_torch_sort import StablehloBuilder, builtin_type, constant_value, replace_with_builtin
+from torch_mlir._mlir_libs import _stablehlo
+
+from .builder import OpBuilder, apply_patterns
+from .ir_util import defining_op, ensure_upstream_registered
+from .lower_torch_sort import builtin_type, constant_value, replace_with_builtin
 from .registry import Pass, PassFailure
 
 _I64 = lambda: ir.IntegerType.get_signless(64)  # noqa: E731
@@ -52,7 +55,7 @@ def convert_torch_aten_scatter_reduce_two(op: ir.Operation) -> None:
             f"failed to legalize operation '{op.name}': reduce '{reduce}' with include_self="
             f"{include_self} (symhlo lowers sum / prod / amax / amin with include_self=True here)",
             [(str(op.location), "unsupported scatter_reduce form")])
-    b = StablehloBuilder(op)
+    b = OpBuilder(op)
     self_t, _ = builtin_type(self_v.type)
     index_t, _ = builtin_type(index_v.type)
     src_t, _ = builtin_type(src_v.type)
@@ -61,58 +64,46 @@ def convert_torch_aten_scatter_reduce_two(op: ir.Operation) -> None:
         raise PassFailure(f"failed to legalize operation '{op.name}': 0-d or rank-mismatched "
                           "operands", [(str(op.location), "scatter_reduce rank")])
     dim = dim + rank if dim < 0 else dim
-    x = b.op("torch_c.to_builtin_tensor", [self_t], [self_v])
-    index = b.op("torch_c.to_builtin_tensor", [index_t], [index_v])
-    src = b.op("torch_c.to_builtin_tensor", [src_t], [src_v])
-    if index_t.element_type != _I64():
-        index = b.op("stablehlo.convert", [ir.RankedTensorType.get(index_t.shape, _I64())], [index])
-    vec = ir.RankedTensorType.get([rank], _I64())
-    sizes = [b.dim_size(index, a) for a in range(rank)]
-    shape = sizes[0] if rank == 1 else b.op("stablehlo.concatenate", [vec], sizes,
-                                            {"dimension": ir.IntegerAttr.get(_I64(), 0)})
-
-    def splat(n):
-        return b.op("stablehlo.constant", [vec], [], {
-            "value": ir.DenseElementsAttr.get_splat(vec, ir.IntegerAttr.get(_I64(), n))})
-
+    x = b.value("torch_c.to_builtin_tensor", [self_t], [self_v])
+    index = b.value("torch_c.to_builtin_tensor", [index_t], [index_v])
+    src = b.value("torch_c.to_builtin_tensor", [src_t], [src_v])
+    index = b.hlo_convert(index, _I64())
+    sizes = [b.hlo_dim(index, a) for a in range(rank)]
+    shape = b.hlo_concat(sizes)
+    splat = lambda n: b.hlo_const([n] * rank, _I64())  # noqa: E731
     updates_t = ir.RankedTensorType.get(index_t.shape, src_t.element_type)
-    updates = b.op("stablehlo.real_dynamic_slice", [updates_t], [src, splat(0), shape, splat(1)])
+    updates = b.value("stablehlo.real_dynamic_slice", [updates_t], [src, splat(0), shape, splat(1)])
     col_t = ir.RankedTensorType.get(list(index_t.shape) + [1], _I64())
-    col_shape = b.op("stablehlo.concatenate", [ir.RankedTensorType.get([rank + 1], _I64())],
-                     sizes + [b.const1(1)], {"dimension": ir.IntegerAttr.get(_I64(), 0)})
+    col_shape = b.hlo_concat(sizes + [b.hlo_const([1], _I64())])
     columns = []
     for a in range(rank):
         if a == dim:
-            columns.append(b.op("stablehlo.dynamic_reshape", [col_t], [index, col_shape]))
+            columns.append(b.value("stablehlo.dynamic_reshape", [col_t], [index, col_shape]))
         else:
-            columns.append(b.op("stablehlo.dynamic_iota", [col_t], [col_shape],
-                                {"iota_dimension": ir.IntegerAttr.get(_I64(), a)}))
+            columns.append(b.value("stablehlo.dynamic_iota", [col_t], [col_shape],
+                                   {"iota_dimension": ir.IntegerAttr.get(_I64(), a)}))
     coords_t = ir.RankedTensorType.get(list(index_t.shape) + [rank], _I64())
-    coords = columns[0] if rank == 1 else b.op(
+    coords = columns[0] if rank == 1 else b.value(
         "stablehlo.concatenate", [coords_t], columns, {"dimension": ir.IntegerAttr.get(_I64(), rank)})
     # i32 coordinates, clamped first so an out-of-range index stays out of range. IREE 3.13
     # rewrites i64 scatter indices to i32 itself, and fails ("unresolved source
     # materialization") when one i64 index tensor feeds two scatters (mean's sum and count).
     i32 = ir.IntegerType.get_signless(32)
-    scalar64 = ir.RankedTensorType.get([], _I64())
-    lo, hi = (b.op("stablehlo.constant", [scalar64], [], {"value": ir.DenseElementsAttr.get_splat(
-        scalar64, ir.IntegerAttr.get(_I64(), v))}) for v in (-1, 2**31 - 1))
-    coords = b.op("stablehlo.clamp", [coords_t], [lo, coords, hi])
-    coords = b.op("stablehlo.convert", [ir.RankedTensorType.get(coords_t.shape, i32)], [coords])
-    axes = ", ".join(map(str, range(rank)))
-    numbers = ir.Attribute.parse(
-        f"#stablehlo.scatter<inserted_window_dims = [{axes}], scatter_dims_to_operand_dims = "
-        f"[{axes}], index_vector_dim = {rank}>")
-    scatter = ir.Operation.create("stablehlo.scatter", results=[self_t], operands=[x, coords, updates],
-                                  attributes={"scatter_dimension_numbers": numbers,
-                                              "indices_are_sorted": ir.BoolAttr.get(False),
-                                              "unique_indices": ir.BoolAttr.get(False)},
-                                  regions=1, loc=b.loc, ip=b.ip)
+    lo, hi = (b.hlo_scalar(v) for v in (-1, 2**31 - 1))
+    coords = b.value("stablehlo.clamp", [coords_t], [lo, coords, hi])
+    coords = b.hlo_convert(coords, i32)
+    axes = list(range(rank))
+    numbers = _stablehlo.ScatterDimensionNumbers.get(
+        update_window_dims=[], inserted_window_dims=axes, input_batching_dims=[],
+        scatter_indices_batching_dims=[], scattered_dims_to_operand_dims=axes, index_vector_dim=rank)
+    scatter = b.create("stablehlo.scatter", [self_t], [x, coords, updates],
+                       {"scatter_dimension_numbers": numbers,
+                        "indices_are_sorted": ir.BoolAttr.get(False),
+                        "unique_indices": ir.BoolAttr.get(False)}, regions=1)
     scalar = ir.RankedTensorType.get([], self_t.element_type)
-    block = scatter.regions[0].blocks.append(scalar, scalar)
-    ip = ir.InsertionPoint(block)
-    combined = create(_REDUCERS[reduce], [scalar], list(block.arguments), loc=b.loc, ip=ip).result
-    create("stablehlo.return", [], [combined], loc=b.loc, ip=ip)
+    body = OpBuilder(ip=ir.InsertionPoint(scatter.regions[0].blocks.append(scalar, scalar)), loc=b.loc)
+    combined = body.value(_REDUCERS[reduce], [scalar], list(scatter.regions[0].blocks[0].arguments))
+    body.create("stablehlo.return", [], [combined])
     replace_with_builtin(op, [scatter.result])
 
 
@@ -126,5 +117,5 @@ class LowerTorchScatterReduce(Pass):
     def run(self, module: ir.Module) -> None:
         ensure_upstream_registered(module.context)
         with module.context, ir.Location.unknown():
-            for op in [o for o in walk_ops(module.operation) if o.name == "torch.aten.scatter_reduce.two"]:
-                convert_torch_aten_scatter_reduce_two(op)
+            apply_patterns(module.operation,
+                           {"torch.aten.scatter_reduce.two": convert_torch_aten_scatter_reduce_two})

@@ -36,12 +36,12 @@ answer; eager's order is unspecified). Integers compare signed (unsigned for `ui
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 from torch_mlir import ir
 
-from .ir_util import create, defining_op, ensure_upstream_registered, is_dynamic, walk_ops
+from .builder import OpBuilder, apply_patterns, vtensor_builtin_type
+from .ir_util import defining_op, ensure_upstream_registered, is_dynamic
 from .registry import Pass, PassFailure
 
 _I1 = lambda: ir.IntegerType.get_signless(1)    # noqa: E731
@@ -62,57 +62,10 @@ def constant_value(v: ir.Value):
 
 def builtin_type(t: ir.Type) -> tuple[ir.RankedTensorType, str]:
     """`!torch.vtensor<[?,4],si64>` -> (tensor<?x4xi64>, "si64")."""
-    m = re.match(r"!torch\.vtensor<\[([^\]]*)\],(.+)>$", str(t))
-    if not m:
+    parts = vtensor_builtin_type(t)
+    if parts is None:
         raise ValueError(f"not a ranked value tensor: {t}")
-    sizes = [ir.ShapedType.get_dynamic_size() if s.strip() == "?" else int(s)
-             for s in m.group(1).split(",") if s.strip()]
-    dtype = m.group(2)
-    elt = ir.Type.parse(re.sub(r"^[su]i(\d+)$", r"i\1", dtype))
-    return ir.RankedTensorType.get(sizes, elt), dtype
-
-
-class StablehloBuilder:
-    """Builds StableHLO ops (and torch_c casts) in front of `anchor`, at its location."""
-
-    def __init__(self, anchor: ir.Operation):
-        self.loc, self.ip = anchor.location, ir.InsertionPoint(anchor)
-
-    def op(self, name, results, operands, attrs=None, ip=None) -> ir.Value:
-        return create(name, results, operands, attrs, loc=self.loc, ip=ip or self.ip).result
-
-    def scalar(self, elt: ir.Type) -> ir.RankedTensorType:
-        return ir.RankedTensorType.get([], elt)
-
-    def const1(self, n: int) -> ir.Value:
-        """n as tensor<1xi64>."""
-        t = ir.RankedTensorType.get([1], _I64())
-        return self.op("stablehlo.constant", [t], [],
-                       {"value": ir.DenseElementsAttr.get_splat(t, ir.IntegerAttr.get(_I64(), n))})
-
-    def dim_size(self, x: ir.Value, axis: int) -> ir.Value:
-        """x.shape[axis] as tensor<1xi64>."""
-        size = ir.RankedTensorType(x.type).shape[axis]
-        if not is_dynamic(size):
-            return self.const1(size)
-        i32 = ir.IntegerType.get_signless(32)
-        d = self.op("stablehlo.get_dimension_size", [self.scalar(i32)], [x],
-                    {"dimension": ir.IntegerAttr.get(_I64(), axis)})
-        d = self.op("stablehlo.convert", [self.scalar(_I64())], [d])
-        return self.op("stablehlo.reshape", [ir.RankedTensorType.get([1], _I64())], [d])
-
-    def iota(self, x: ir.Value, axis: int) -> ir.Value:
-        """An i64 iota of x's shape along `axis` (dynamic_iota when a dim is `?`)."""
-        shape = ir.RankedTensorType(x.type).shape
-        t = ir.RankedTensorType.get(shape, _I64())
-        dim = {"iota_dimension": ir.IntegerAttr.get(_I64(), axis)}
-        if not any(is_dynamic(s) for s in shape):
-            return self.op("stablehlo.iota", [t], [], dim)
-        parts = [self.dim_size(x, a) for a in range(len(shape))]
-        sizes = parts[0] if len(parts) == 1 else self.op(
-            "stablehlo.concatenate", [ir.RankedTensorType.get([len(parts)], _I64())], parts,
-            {"dimension": ir.IntegerAttr.get(_I64(), 0)})
-        return self.op("stablehlo.dynamic_iota", [t], [sizes], dim)
+    return parts
 
 
 def _comparator(sort: ir.Operation, elt: ir.Type, dtype: str, descending: bool, loc) -> None:
@@ -121,16 +74,14 @@ def _comparator(sort: ir.Operation, elt: ir.Type, dtype: str, descending: bool, 
     index = ir.RankedTensorType.get([], _I64())
     pred = ir.RankedTensorType.get([], _I1())
     block = sort.regions[0].blocks.append(scalar, scalar, index, index)
-    ip = ir.InsertionPoint(block)
+    bb = OpBuilder(ip=ir.InsertionPoint(block), loc=loc)
     a, b, ia, ib = block.arguments
 
-    def mk(name, operands, attrs=None, result=pred):
-        return create(name, [result], operands, attrs, loc=loc, ip=ip).result
+    def mk(name, operands):
+        return bb.value(name, [pred], operands)
 
     def compare(direction, x, y, kind):
-        return mk("stablehlo.compare", [x, y], {
-            "comparison_direction": ir.Attribute.parse(f"#stablehlo<comparison_direction {direction}>"),
-            "compare_type": ir.Attribute.parse(f"#stablehlo<comparison_type {kind}>")})
+        return bb.hlo_compare(direction, x, y, kind)
 
     # The first op is never a GT compare: IREE's IotaSortSliceIsTopK reads only the comparator's
     # first op and would turn sort + slice into a chlo.top_k, dropping the NaN and tie rules.
@@ -148,24 +99,20 @@ def _comparator(sort: ir.Operation, elt: ir.Type, dtype: str, descending: bool, 
                                      mk("stablehlo.and", [first, mk("stablehlo.not", [second])])])
     earlier = compare("LT", ia, ib, "SIGNED")
     result = mk("stablehlo.or", [before, mk("stablehlo.and", [tie, earlier])])
-    create("stablehlo.return", [], [result], loc=loc, ip=ip)
+    bb.create("stablehlo.return", [], [result])
 
 
 def _sort(op: ir.Operation, x: ir.Value, axis: int, descending: bool) -> tuple[ir.Value, ir.Value, ir.RankedTensorType, str]:
     """(values, indices) of `x` sorted along `axis`, as builtin tensors."""
-    b = StablehloBuilder(op)
+    b = OpBuilder(op)
     t, dtype = builtin_type(x.type)
-    xt = b.op("torch_c.to_builtin_tensor", [t], [x])
+    xt = b.value("torch_c.to_builtin_tensor", [t], [x])
     if t.rank == 0:  # a 0-d sort is the value itself, at index 0
-        zero = ir.RankedTensorType.get([], _I64())
-        idx = b.op("stablehlo.constant", [zero], [],
-                   {"value": ir.DenseElementsAttr.get_splat(zero, ir.IntegerAttr.get(_I64(), 0))})
-        return xt, idx, t, dtype
-    iota = b.iota(xt, axis)
-    sort = ir.Operation.create("stablehlo.sort", results=[t, iota.type], operands=[xt, iota],
-                               attributes={"dimension": ir.IntegerAttr.get(_I64(), axis),
-                                           "is_stable": ir.BoolAttr.get(True)},
-                               regions=1, loc=b.loc, ip=b.ip)
+        return xt, b.hlo_scalar(0), t, dtype
+    iota = b.hlo_iota(xt, axis)
+    sort = b.create("stablehlo.sort", [t, iota.type], [xt, iota],
+                    {"dimension": ir.IntegerAttr.get(_I64(), axis),
+                     "is_stable": ir.BoolAttr.get(True)}, regions=1)
     _comparator(sort, t.element_type, dtype, descending, b.loc)
     return sort.results[0], sort.results[1], t, dtype
 
@@ -183,9 +130,9 @@ def _axis(op: ir.Operation, v: ir.Value, rank: int) -> int:
 
 def replace_with_builtin(op: ir.Operation, values: list[ir.Value]) -> None:
     """Replaces op's results by builtin tensors `values`, cast back with from_builtin_tensor."""
-    b = StablehloBuilder(op)
+    b = OpBuilder(op)
     for res, v in zip(op.results, values):
-        res.replace_all_uses_with(b.op("torch_c.from_builtin_tensor", [res.type], [v]))
+        res.replace_all_uses_with(b.value("torch_c.from_builtin_tensor", [res.type], [v]))
     op.erase()
 
 
@@ -214,26 +161,20 @@ def convert_torch_aten_topk(op: ir.Operation) -> None:
     if rank == 0:
         replace_with_builtin(op, [values, indices])
         return
-    b = StablehloBuilder(op)
+    b = OpBuilder(op)
     out = []
     for v in (values, indices):
         vt = ir.RankedTensorType(v.type)
         shape = list(vt.shape)
         shape[axis] = k
         result = ir.RankedTensorType.get(shape, vt.element_type)
-        arr = ir.DenseI64ArrayAttr.get
         if not any(is_dynamic(s) for s in shape):
-            out.append(b.op("stablehlo.slice", [result], [v], {
-                "start_indices": arr([0] * rank), "limit_indices": arr(shape),
-                "strides": arr([1] * rank)}))
+            out.append(b.hlo_slice(v, [0] * rank, shape))
             continue
-        vec = ir.RankedTensorType.get([rank], _I64())
-        splat = lambda n: b.op("stablehlo.constant", [vec], [], {  # noqa: E731
-            "value": ir.DenseElementsAttr.get_splat(vec, ir.IntegerAttr.get(_I64(), n))})
-        limit = [b.dim_size(v, a) if a != axis else b.const1(k) for a in range(rank)]
-        limit = limit[0] if rank == 1 else b.op(
-            "stablehlo.concatenate", [vec], limit, {"dimension": ir.IntegerAttr.get(_I64(), 0)})
-        out.append(b.op("stablehlo.real_dynamic_slice", [result], [v, splat(0), limit, splat(1)]))
+        limit = b.hlo_concat([b.hlo_dim(v, a) if a != axis else b.hlo_const([k], _I64())
+                              for a in range(rank)])
+        out.append(b.value("stablehlo.real_dynamic_slice", [result],
+                           [v, b.hlo_const([0] * rank, _I64()), limit, b.hlo_const([1] * rank, _I64())]))
     replace_with_builtin(op, out)
 
 
@@ -253,5 +194,4 @@ class LowerTorchSort(Pass):
     def run(self, module: ir.Module) -> None:
         ensure_upstream_registered(module.context)
         with module.context, ir.Location.unknown():
-            for op in [o for o in walk_ops(module.operation) if o.name in PATTERNS]:
-                PATTERNS[op.name](op)
+            apply_patterns(module.operation, PATTERNS)

@@ -23,7 +23,8 @@ from dataclasses import dataclass
 import numpy as np
 from torch_mlir import ir
 
-from .ir_util import create, defining_op, remove_dead_ops, walk_ops
+from .builder import apply_patterns
+from .ir_util import create, defining_op, remove_dead_ops
 from .registry import Pass
 
 _NARROW = {"f32": np.float32, "f16": np.float16}
@@ -83,8 +84,7 @@ class NarrowF64ConstantsForIree(Pass):
 
     def run(self, module: ir.Module) -> None:
         with module.context, ir.Location.unknown():
-            changed = [convert_stablehlo_convert_of_f64_constant(op)
-                       for op in walk_ops(module.operation) if op.name == "stablehlo.convert"]
-            if any(changed):
+            if apply_patterns(module.operation,
+                              {"stablehlo.convert": convert_stablehlo_convert_of_f64_constant}):
                 remove_dead_ops(module.operation, {"stablehlo.constant", "stablehlo.convert",
                                                    "stablehlo.reshape"})

@@ -57,11 +57,11 @@ it element by element).
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass
 
 from torch_mlir import ir
 
+from .builder import dot_dimension_numbers, dot_numbers, gather_dimension_numbers, gather_numbers
 from .ir_util import create, defining_op, walk_ops, is_dynamic
 from .registry import Pass, PassFailure
 from .simplify_broadcasts import is_identity_broadcast
@@ -477,6 +477,8 @@ class PrepareForIree(Pass):
                 work.append((foreign, ops, plans, shapes))
             if diags:
                 raise PassFailure(f"{len(diags)} broadcast(s) of `?` axes that may expand", diags)
+            # Not builder.apply_patterns: each rewrite reads its op's plan by position in the
+            # planning snapshot, and planned and unplanned ops are rewritten in one pre-order.
             for foreign, ops, plans, shapes in work:
                 for op, plan, shape in zip(ops, plans, shapes):
                     if op.name == "stablehlo.dynamic_reshape":
@@ -706,11 +708,10 @@ def convert_stablehlo_gather_unit_index_vector(op: ir.Operation) -> bool:
 
     IREE 3.13 reshapes `?x1` gather indices with a `stablehlo.reshape` that must be static.
     """
-    from .lower_dynamic_indexing import _gather_dims
 
     x, idx = op.operands
     idx_t = ir.RankedTensorType(idx.type)
-    dn = _gather_dims(op.attributes["dimension_numbers"])
+    dn = gather_dimension_numbers(op.attributes["dimension_numbers"])
     ivd = dn["index_vector_dim"]
     if (idx_t.rank < 2 or ivd != idx_t.rank - 1 or idx_t.shape[ivd] != 1
             or not any(is_dynamic(s) for s in idx_t.shape) or dn["operand_batching_dims"]):
@@ -722,9 +723,9 @@ def convert_stablehlo_gather_unit_index_vector(op: ir.Operation) -> bool:
     reassoc = ir.ArrayAttr.get([ir.ArrayAttr.get([ir.IntegerAttr.get(i64, d) for d in g]) for g in groups])
     flat_t = ir.RankedTensorType.get(list(idx_t.shape[:-1]), idx_t.element_type)
     flat = create("tensor.collapse_shape", [flat_t], [idx], {"reassociation": reassoc}, loc=loc, ip=ip).result
-    text = str(op.attributes["dimension_numbers"])
-    op.attributes["dimension_numbers"] = ir.Attribute.parse(
-        re.sub(r"index_vector_dim = \d+", f"index_vector_dim = {idx_t.rank - 1}", text))
+    op.attributes["dimension_numbers"] = gather_numbers(
+        dn["offset_dims"], dn["collapsed_slice_dims"], dn["start_index_map"], idx_t.rank - 1,
+        dn["operand_batching_dims"], dn["start_indices_batching_dims"])
     op.operands[1] = flat
     return True
 
@@ -733,15 +734,12 @@ def convert_stablehlo_dot_general_flatten(op: ir.Operation) -> bool:
     """dot_general (..., K) x (K, N) without batching, lhs rank > 2 -> tensor.collapse_shape to
     2-D, a 2-D dot_general, tensor.expand_shape back (IREE 3.13 flattens it with a
     dynamic_reshape it cannot compile)."""
-    from .lower_dynamic_indexing import _gather_dims  # noqa: F401  (same attribute reader style)
-    from .size_facts import _ints
-
     lhs, rhs = op.operands
     lt, rt = ir.RankedTensorType(lhs.type), ir.RankedTensorType(rhs.type)
-    text = str(op.attributes["dot_dimension_numbers"])
-    if (_ints(text, "lhs_batching_dimensions") or lt.rank <= 2 or rt.rank != 2
-            or _ints(text, "lhs_contracting_dimensions") != [lt.rank - 1]
-            or _ints(text, "rhs_contracting_dimensions") != [0]
+    nums = dot_dimension_numbers(op)
+    if (nums["lhs_batching_dimensions"] or lt.rank <= 2 or rt.rank != 2
+            or nums["lhs_contracting_dimensions"] != [lt.rank - 1]
+            or nums["rhs_contracting_dimensions"] != [0]
             or not any(is_dynamic(s) for s in lt.shape[:-1])):
         return False
     ip, loc = ir.InsertionPoint(op), op.location
@@ -753,8 +751,7 @@ def convert_stablehlo_dot_general_flatten(op: ir.Operation) -> bool:
     flat = create("tensor.collapse_shape", [ir.RankedTensorType.get([dyn, lt.shape[-1]], lt.element_type)],
                   [lhs], {"reassociation": reassoc}, loc=loc, ip=ip).result
     attrs = {n: op.attributes[n] for n in op.attributes}
-    attrs["dot_dimension_numbers"] = ir.Attribute.parse(
-        "#stablehlo.dot<lhs_contracting_dimensions = [1], rhs_contracting_dimensions = [0]>")
+    attrs["dot_dimension_numbers"] = dot_numbers([1], [0])
     dot2_t = ir.RankedTensorType.get([dyn, result_t.shape[-1]], result_t.element_type)
     dot2 = create("stablehlo.dot_general", [dot2_t], [flat, rhs], attrs, loc=loc, ip=ip).result
     sizes = []

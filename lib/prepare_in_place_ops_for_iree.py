@@ -43,7 +43,8 @@ from dataclasses import dataclass
 
 from torch_mlir import ir
 
-from .ir_util import create, is_dynamic, walk_ops
+from .builder import apply_patterns
+from .ir_util import create, is_dynamic
 from .registry import Pass
 
 _I64 = lambda: ir.IntegerType.get_signless(64)  # noqa: E731
@@ -158,17 +159,16 @@ def _materialized(v: ir.Value, before: ir.Operation) -> ir.Value:
 def isolate_in_place_operands(func: ir.Operation) -> None:
     """Each cheap-produced operand a sort or scatter overwrites -> the same values out of a
     reduction (_materialized), so the in-place op touches no other reader's values."""
-    for op in walk_ops(func):
-        if op.name == "stablehlo.sort":
-            overwritten = range(len(op.operands))
-        elif op.name == "stablehlo.scatter":
-            overwritten = range((len(op.operands) - 1) // 2)    # inputs, not indices / updates
-        else:
-            continue
+    def isolate(op: ir.Operation, overwritten: range) -> None:
         for i in overwritten:
             v = op.operands[i]
             if _cheap(v) and isinstance(v.type, ir.RankedTensorType) and ir.RankedTensorType(v.type).rank > 0:
                 op.operands[i] = _materialized(v, op)
+
+    apply_patterns(func, {
+        "stablehlo.sort": lambda op: isolate(op, range(len(op.operands))),
+        # a scatter overwrites its inputs, not its indices / updates
+        "stablehlo.scatter": lambda op: isolate(op, range((len(op.operands) - 1) // 2))})
 
 
 def convert_stablehlo_sort(op: ir.Operation) -> bool:
@@ -202,7 +202,5 @@ class PrepareInPlaceOpsForIree(Pass):
 
     def run(self, module: ir.Module) -> None:
         with module.context, ir.Location.unknown():
-            for func in [o for o in walk_ops(module.operation) if o.name == "func.func"]:
-                isolate_in_place_operands(func)
-            for op in [o for o in walk_ops(module.operation) if o.name == "stablehlo.sort"]:
-                convert_stablehlo_sort(op)
+            apply_patterns(module.operation, {"func.func": isolate_in_place_operands})
+            apply_patterns(module.operation, {"stablehlo.sort": convert_stablehlo_sort})

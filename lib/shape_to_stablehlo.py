@@ -26,13 +26,13 @@ bridges die once every user is converted and canonicalization removes them.
 
 from __future__ import annotations
 
-import array
 from dataclasses import dataclass
 from typing import Callable
 
 from torch_mlir import ir
 
-from .ir_util import create, defining_op, walk_ops, is_dynamic, remove_dead_ops
+from .builder import OpBuilder, apply_patterns
+from .ir_util import defining_op, walk_ops, is_dynamic, remove_dead_ops
 from .registry import Pass, PassFailure
 
 
@@ -46,10 +46,6 @@ def _i1() -> ir.Type:
 
 def _scalar_t(elt: ir.Type | None = None) -> ir.Type:
     return ir.RankedTensorType.get([], elt or _i64())
-
-
-def _vec_t(n: int) -> ir.Type:
-    return ir.RankedTensorType.get([n], _i64())
 
 
 def _is_i1(t: ir.Type) -> bool:
@@ -70,35 +66,9 @@ def _is_int_vector(t: ir.Type) -> bool:
 _CMP = {0: "EQ", 1: "NE", 2: "LT", 3: "LE", 4: "GT", 5: "GE", 6: "LT", 7: "LE", 8: "GT", 9: "GE"}
 
 
-class _Rewriter:
-    """Builds StableHLO before `anchor`; converts operands to their tensor form."""
-
-    def __init__(self, anchor: ir.Operation):
-        self.anchor = anchor
-        self.ip = ir.InsertionPoint(anchor)
-        self.loc = anchor.location
-
-    def op(self, name, results, operands, attrs=None) -> ir.Operation:
-        return create(name, results, operands, attrs, loc=self.loc, ip=self.ip)
-
-    # -- constants and conversions ------------------------------------------------------------
-
-    def const(self, value: int, elt: ir.Type | None = None) -> ir.Value:
-        elt = elt or _i64()
-        attr = ir.DenseElementsAttr.get_splat(_scalar_t(elt), ir.IntegerAttr.get(elt, int(value)))
-        return self.op("stablehlo.constant", [_scalar_t(elt)], [], {"value": attr}).result
-
-    def const_vec(self, values: list[int]) -> ir.Value:
-        attr = ir.DenseElementsAttr.get(
-            array.array("q", values), type=_i64(), shape=[len(values)]
-        ) if values else ir.Attribute.parse("dense<> : tensor<0xi64>")
-        return self.op("stablehlo.constant", [_vec_t(len(values))], [], {"value": attr}).result
-
-    def convert(self, v: ir.Value, elt: ir.Type) -> ir.Value:
-        t = ir.RankedTensorType(v.type)
-        if t.element_type == elt:
-            return v
-        return self.op("stablehlo.convert", [ir.RankedTensorType.get(t.shape, elt)], [v]).result
+class _Rewriter(OpBuilder):
+    """OpBuilder in front of the op being converted, plus the conversions of its operands to
+    their tensor form (`scalar`, `vector`) and of its results back (`bridge`)."""
 
     def scalar(self, v: ir.Value) -> ir.Value:
         """The 0-d tensor<i64> (tensor<i1> for i1) form of a scalar value."""
@@ -111,7 +81,7 @@ class _Rewriter:
             if src is not None and src.name == "tensor.extract" and len(d.operands) == 1:
                 t = src.operands[0]
                 if _is_i1(ir.RankedTensorType(t.type).element_type) and not _is_i1(v.type):
-                    t = self.convert(t, _i64())  # extui/extsi of a predicate: 0 or 1 as i64
+                    t = self.hlo_convert(t, _i64())  # extui/extsi of a predicate: 0 or 1 as i64
                 return t
         if d is not None and d.name == "tensor.extract" and len(d.operands) == 1:
             return d.operands[0]
@@ -125,13 +95,13 @@ class _Rewriter:
         d = defining_op(v)
         if d is not None and d.name == "arith.index_cast" and isinstance(
                 d.operands[0].type, ir.RankedTensorType):
-            return self.convert(d.operands[0], _i64())
+            return self.hlo_convert(d.operands[0], _i64())
         elt = ir.RankedTensorType(v.type).element_type
         if isinstance(elt, ir.IndexType):
             raise PassFailure("an extent tensor cannot be expressed in StableHLO",
                               [(str(self.loc), f"operand {v.get_name()} of type {v.type} comes "
                                 f"from '{d.name if d else 'a block argument'}'")])
-        return self.convert(v, _i64())
+        return self.hlo_convert(v, _i64())
 
     def bridge(self, old: ir.Value, new: ir.Value) -> None:
         """Replaces `old` by `new` (a tensor), through extract + cast for unconverted users."""
@@ -139,9 +109,9 @@ class _Rewriter:
         if isinstance(t, ir.RankedTensorType):
             rt = ir.RankedTensorType(t)
             if isinstance(rt.element_type, ir.IndexType):
-                new = self.op("arith.index_cast", [t], [new]).result
+                new = self.create("arith.index_cast", [t], [new]).result
             else:
-                new = self.convert(new, rt.element_type)
+                new = self.hlo_convert(new, rt.element_type)
             old.replace_all_uses_with(new)
             return
         if str(t) == "!shape.shape":
@@ -155,48 +125,15 @@ class _Rewriter:
                 self.bridge(user.results[0], new)
             return
         if _is_i1(t) or isinstance(t, ir.FloatType):
-            ext = self.op("tensor.extract", [t], [new]).result
+            ext = self.create("tensor.extract", [t], [new]).result
             old.replace_all_uses_with(ext)
             return
-        ext = self.op("tensor.extract", [_i64()], [new]).result
+        ext = self.create("tensor.extract", [_i64()], [new]).result
         if isinstance(t, ir.IndexType):
-            ext = self.op("arith.index_cast", [t], [ext]).result
+            ext = self.create("arith.index_cast", [t], [ext]).result
         elif ir.IntegerType(t).width < 64:
-            ext = self.op("arith.trunci", [t], [ext]).result
+            ext = self.create("arith.trunci", [t], [ext]).result
         old.replace_all_uses_with(ext)
-
-    # -- stablehlo builders ---------------------------------------------------------------------
-
-    def binary(self, name: str, a: ir.Value, b: ir.Value) -> ir.Value:
-        return self.op(f"stablehlo.{name}", [a.type], [a, b]).result
-
-    def compare(self, direction: str, a: ir.Value, b: ir.Value) -> ir.Value:
-        t = ir.RankedTensorType(a.type)
-        return self.op("stablehlo.compare", [ir.RankedTensorType.get(t.shape, _i1())], [a, b], {
-            "comparison_direction": ir.Attribute.parse(f"#stablehlo<comparison_direction {direction}>"),
-        }).result
-
-    def select(self, c: ir.Value, a: ir.Value, b: ir.Value) -> ir.Value:
-        return self.op("stablehlo.select", [a.type], [c, a, b]).result
-
-    def dim_size(self, tensor: ir.Value, axis: int) -> ir.Value:
-        rt = ir.RankedTensorType(tensor.type)
-        if not is_dynamic(rt.shape[axis]):
-            return self.const(rt.shape[axis])
-        size = self.op("stablehlo.get_dimension_size", [_scalar_t(ir.IntegerType.get_signless(32))],
-                       [tensor], {"dimension": ir.IntegerAttr.get(_i64(), axis)}).result
-        return self.convert(size, _i64())
-
-    def reshape(self, v: ir.Value, shape: list[int]) -> ir.Value:
-        elt = ir.RankedTensorType(v.type).element_type
-        return self.op("stablehlo.reshape", [ir.RankedTensorType.get(shape, elt)], [v]).result
-
-    def concat(self, parts: list[ir.Value]) -> ir.Value:
-        if len(parts) == 1:
-            return parts[0]
-        n = sum(ir.RankedTensorType(p.type).shape[0] for p in parts)
-        return self.op("stablehlo.concatenate", [_vec_t(n)], parts,
-                       {"dimension": ir.IntegerAttr.get(_i64(), 0)}).result
 
     def from_scalars(self, scalars: list[ir.Value]) -> ir.Value:
         """[tensor<i64>] -> tensor<Nxi64>, folding runs of constants into one constant."""
@@ -207,12 +144,12 @@ class _Rewriter:
                 consts.append(c)
                 continue
             if consts:
-                parts.append(self.const_vec(consts))
+                parts.append(self.hlo_const(consts, _i64()))
                 consts = []
-            parts.append(self.reshape(s, [1]))
+            parts.append(self.hlo_reshape(s, [1]))
         if consts or not parts:
-            parts.append(self.const_vec(consts))
-        return self.concat(parts)
+            parts.append(self.hlo_const(consts, _i64()))
+        return self.hlo_concat(parts)
 
     def element(self, vec: ir.Value, i: int) -> ir.Value:
         d = defining_op(vec)
@@ -229,13 +166,8 @@ class _Rewriter:
                 return src
         c = constant_vector(vec)
         if c is not None:
-            return self.const(c[i])
-        sl = self.op("stablehlo.slice", [_vec_t(1)], [vec], {
-            "start_indices": ir.Attribute.parse(f"array<i64: {i}>"),
-            "limit_indices": ir.Attribute.parse(f"array<i64: {i + 1}>"),
-            "strides": ir.Attribute.parse("array<i64: 1>"),
-        }).result
-        return self.reshape(sl, [])
+            return self.hlo_scalar(c[i])
+        return self.hlo_reshape(self.hlo_slice(vec, [i], [i + 1]), [])
 
 
 def constant_value(v: ir.Value) -> int | None:
@@ -276,22 +208,22 @@ def convert_arith_constant(op: ir.Operation, rw: _Rewriter) -> None:
             attr = ir.DenseIntElementsAttr(op.attributes["value"])
             vals = ([int(attr.get_splat_value().value)] * rt.shape[0] if attr.is_splat
                     else [int(attr[i]) for i in range(len(attr))])
-            rw.bridge(op.results[0], rw.const_vec(vals))
+            rw.bridge(op.results[0], rw.hlo_const(vals, _i64()))
         else:
-            new = rw.op("stablehlo.constant", [t], [], {"value": op.attributes["value"]}).result
+            new = rw.create("stablehlo.constant", [t], [], {"value": op.attributes["value"]}).result
             op.results[0].replace_all_uses_with(new)
         return
     if _is_scalar_int(t):
         value = _int_const_attr(op)
         if _is_i1(t):
-            rw.bridge(op.results[0], rw.const(value & 1, _i1()))
+            rw.bridge(op.results[0], rw.hlo_scalar(value & 1, _i1()))
         else:
-            rw.bridge(op.results[0], rw.const(value))
+            rw.bridge(op.results[0], rw.hlo_scalar(value))
         return
     # A float scalar constant: a 0-d stablehlo.constant, extracted for its (unconverted) users.
     attr = ir.DenseElementsAttr.get_splat(_scalar_t(t), op.attributes["value"])
-    new = rw.op("stablehlo.constant", [_scalar_t(t)], [], {"value": attr}).result
-    op.results[0].replace_all_uses_with(rw.op("tensor.extract", [t], [new]).result)
+    new = rw.create("stablehlo.constant", [_scalar_t(t)], [], {"value": attr}).result
+    op.results[0].replace_all_uses_with(rw.create("tensor.extract", [t], [new]).result)
 
 
 def convert_tensor_dim(op: ir.Operation, rw: _Rewriter) -> None:
@@ -305,19 +237,19 @@ def convert_tensor_dim(op: ir.Operation, rw: _Rewriter) -> None:
     if rank is None or not 0 <= idx < rank:
         raise PassFailure("tensor.dim index out of range",
                           [(str(op.location), f"tensor.dim index {idx} is out of range for {t}")])
-    rw.bridge(op.results[0], rw.dim_size(op.operands[0], idx))
+    rw.bridge(op.results[0], rw.hlo_dim(op.operands[0], idx, shape=[]))
 
 
 def convert_shape_shape_of(op: ir.Operation, rw: _Rewriter) -> None:
     """shape.shape_of %t -> concatenate of get_dimension_size (constants for static dims)."""
     t = ir.RankedTensorType(op.operands[0].type)
-    rw.bridge(op.results[0], rw.from_scalars([rw.dim_size(op.operands[0], i) for i in range(t.rank)]))
+    rw.bridge(op.results[0], rw.from_scalars([rw.hlo_dim(op.operands[0], i, shape=[]) for i in range(t.rank)]))
 
 
 def convert_shape_const_shape(op: ir.Operation, rw: _Rewriter) -> None:
     """shape.const_shape [a, b] -> stablehlo.constant dense<[a, b]> : tensor<2xi64>."""
     vals = [int(x) for x in ir.DenseIntElementsAttr(op.attributes["shape"])]
-    rw.bridge(op.results[0], rw.const_vec(vals))
+    rw.bridge(op.results[0], rw.hlo_const(vals, _i64()))
 
 
 def convert_shape_get_extent(op: ir.Operation, rw: _Rewriter) -> None:
@@ -339,7 +271,7 @@ def convert_shape_broadcast(op: ir.Operation, rw: _Rewriter) -> None:
     vecs = [rw.vector(v) for v in op.operands]
     ranks = [ir.RankedTensorType(v.type).shape[0] for v in vecs]
     out_rank = max(ranks)
-    one = rw.const(1)
+    one = rw.hlo_scalar(1)
     result = []
     for axis in range(out_rank):
         acc = None
@@ -355,9 +287,9 @@ def convert_shape_broadcast(op: ir.Operation, rw: _Rewriter) -> None:
             if ce == 1 or (ca is not None and ca == ce):
                 continue
             if ca == 1 or (ce is not None and ca is None):
-                acc = e if ca == 1 else rw.select(rw.compare("EQ", acc, one), e, acc)
+                acc = e if ca == 1 else rw.hlo_select(rw.hlo_compare("EQ", acc, one), e, acc)
                 continue
-            acc = rw.select(rw.compare("EQ", acc, one), e, acc)
+            acc = rw.hlo_select(rw.hlo_compare("EQ", acc, one), e, acc)
         result.append(acc)
     rw.bridge(op.results[0], rw.from_scalars(result))
 
@@ -365,9 +297,9 @@ def convert_shape_broadcast(op: ir.Operation, rw: _Rewriter) -> None:
 def convert_shape_num_elements(op: ir.Operation, rw: _Rewriter) -> None:
     """shape.num_elements %s -> product of the extents."""
     v = rw.vector(op.operands[0])
-    acc = rw.const(1)
+    acc = rw.hlo_scalar(1)
     for i in range(ir.RankedTensorType(v.type).shape[0]):
-        acc = rw.binary("multiply", acc, rw.element(v, i))
+        acc = rw.hlo_binary("multiply", acc, rw.element(v, i))
     rw.bridge(op.results[0], acc)
 
 
@@ -386,8 +318,8 @@ def _convert_generic_from_elements(op: ir.Operation, rw: _Rewriter) -> None:
         return
     if t.rank == 1 and len(op.operands) == t.shape[0]:
         # Float scalars (torch-mlir's `aten.div.Scalar` by a size): reshape each + concatenate.
-        parts = [rw.reshape(rw.scalar(v), [1]) for v in op.operands]
-        new = parts[0] if len(parts) == 1 else rw.op(
+        parts = [rw.hlo_reshape(rw.scalar(v), [1]) for v in op.operands]
+        new = parts[0] if len(parts) == 1 else rw.create(
             "stablehlo.concatenate", [t], parts, {"dimension": ir.IntegerAttr.get(_i64(), 0)}).result
         op.results[0].replace_all_uses_with(new)
         return
@@ -417,7 +349,7 @@ def convert_tensor_extract(op: ir.Operation, rw: _Rewriter) -> None:
 def _binary_pattern(name: str, doc: str):
     def pattern(op: ir.Operation, rw: _Rewriter) -> None:
         a, b = (rw.scalar(v) for v in op.operands)
-        rw.bridge(op.results[0], rw.binary(name, a, b))
+        rw.bridge(op.results[0], rw.hlo_binary(name, a, b))
     pattern.__doc__ = doc
     return pattern
 
@@ -425,23 +357,23 @@ def _binary_pattern(name: str, doc: str):
 def convert_floor_div(op: ir.Operation, rw: _Rewriter) -> None:
     """arith.floordivsi / shape.div -> divide, minus one where the remainder's sign differs."""
     a, b = (rw.scalar(v) for v in op.operands)
-    q = rw.binary("divide", a, b)
-    r = rw.binary("remainder", a, b)
-    zero = rw.const(0)
-    needs_fix = rw.binary("and", rw.compare("NE", r, zero),
-                          rw.compare("NE", rw.compare("LT", r, zero), rw.compare("LT", b, zero)))
-    rw.bridge(op.results[0], rw.select(needs_fix, rw.binary("subtract", q, rw.const(1)), q))
+    q = rw.hlo_binary("divide", a, b)
+    r = rw.hlo_binary("remainder", a, b)
+    zero = rw.hlo_scalar(0)
+    needs_fix = rw.hlo_binary("and", rw.hlo_compare("NE", r, zero),
+                          rw.hlo_compare("NE", rw.hlo_compare("LT", r, zero), rw.hlo_compare("LT", b, zero)))
+    rw.bridge(op.results[0], rw.hlo_select(needs_fix, rw.hlo_binary("subtract", q, rw.hlo_scalar(1)), q))
 
 
 def convert_ceil_div(op: ir.Operation, rw: _Rewriter) -> None:
     """arith.ceildivsi -> -floordiv(-a, b)."""
     a, b = (rw.scalar(v) for v in op.operands)
-    zero = rw.const(0)
-    q = rw.binary("divide", a, b)
-    r = rw.binary("remainder", a, b)
-    needs_fix = rw.binary("and", rw.compare("NE", r, zero),
-                          rw.compare("EQ", rw.compare("LT", r, zero), rw.compare("LT", b, zero)))
-    rw.bridge(op.results[0], rw.select(needs_fix, rw.binary("add", q, rw.const(1)), q))
+    zero = rw.hlo_scalar(0)
+    q = rw.hlo_binary("divide", a, b)
+    r = rw.hlo_binary("remainder", a, b)
+    needs_fix = rw.hlo_binary("and", rw.hlo_compare("NE", r, zero),
+                          rw.hlo_compare("EQ", rw.hlo_compare("LT", r, zero), rw.hlo_compare("LT", b, zero)))
+    rw.bridge(op.results[0], rw.hlo_select(needs_fix, rw.hlo_binary("add", q, rw.hlo_scalar(1)), q))
 
 
 def convert_arith_unsigned(op: ir.Operation, rw: _Rewriter) -> None:
@@ -453,14 +385,14 @@ def convert_arith_unsigned(op: ir.Operation, rw: _Rewriter) -> None:
     """
     name = {"arith.divui": "divide", "arith.remui": "remainder"}[op.name]
     a, b = (rw.scalar(v) for v in op.operands)
-    rw.bridge(op.results[0], rw.binary(name, a, b))
+    rw.bridge(op.results[0], rw.hlo_binary(name, a, b))
 
 
 def convert_arith_cmpi(op: ir.Operation, rw: _Rewriter) -> None:
     """arith.cmpi -> stablehlo.compare."""
     a, b = (rw.scalar(v) for v in op.operands)
     pred = ir.IntegerAttr(op.attributes["predicate"]).value
-    rw.bridge(op.results[0], rw.compare(_CMP[pred], a, b))
+    rw.bridge(op.results[0], rw.hlo_compare(_CMP[pred], a, b))
 
 
 def convert_arith_select(op: ir.Operation, rw: _Rewriter) -> None:
@@ -468,7 +400,7 @@ def convert_arith_select(op: ir.Operation, rw: _Rewriter) -> None:
     if not _is_scalar_int(op.results[0].type):
         return
     c, a, b = (rw.scalar(v) for v in op.operands)
-    rw.bridge(op.results[0], rw.select(c, a, b))
+    rw.bridge(op.results[0], rw.hlo_select(c, a, b))
 
 
 def convert_arith_cast(op: ir.Operation, rw: _Rewriter) -> None:
@@ -484,19 +416,19 @@ def convert_arith_cast(op: ir.Operation, rw: _Rewriter) -> None:
 
 def convert_arith_sitofp(op: ir.Operation, rw: _Rewriter) -> None:
     """arith.sitofp -> stablehlo.convert."""
-    v = rw.convert(rw.scalar(op.operands[0]), op.results[0].type)
-    op.results[0].replace_all_uses_with(rw.op("tensor.extract", [op.results[0].type], [v]).result)
+    v = rw.hlo_convert(rw.scalar(op.operands[0]), op.results[0].type)
+    op.results[0].replace_all_uses_with(rw.create("tensor.extract", [op.results[0].type], [v]).result)
 
 
 def convert_arith_negf(op: ir.Operation, rw: _Rewriter) -> None:
     """arith.negf (scalar) -> stablehlo.negate on a 0-d tensor."""
     v = rw.scalar(op.operands[0])
-    rw.bridge(op.results[0], rw.op("stablehlo.negate", [v.type], [v]).result)
+    rw.bridge(op.results[0], rw.create("stablehlo.negate", [v.type], [v]).result)
 
 
 def convert_arith_float_cast(op: ir.Operation, rw: _Rewriter) -> None:
     """arith.extf / truncf (scalar) -> stablehlo.convert on a 0-d tensor."""
-    rw.bridge(op.results[0], rw.convert(rw.scalar(op.operands[0]), op.results[0].type))
+    rw.bridge(op.results[0], rw.hlo_convert(rw.scalar(op.operands[0]), op.results[0].type))
 
 
 PATTERNS: dict[str, Callable[[ir.Operation, _Rewriter], None]] = {
@@ -546,6 +478,8 @@ PATTERNS: dict[str, Callable[[ir.Operation, _Rewriter], None]] = {
     "arith.truncf": convert_arith_float_cast,
 }
 
+_PATTERNS_WITH_REWRITER = {name: (lambda op, p=p: p(op, _Rewriter(op))) for name, p in PATTERNS.items()}
+
 # Ops this pass makes or leaves dead; erased once every user is converted.
 _DEAD_CANDIDATES = set(PATTERNS) | {
     "shape.cstr_broadcastable", "shape.cstr_eq", "shape.const_witness", "shape.assuming_all",
@@ -559,20 +493,20 @@ _DEAD_CANDIDATES = set(PATTERNS) | {
 
 def inline_assuming_regions(func: ir.Operation) -> None:
     """shape.assuming %w { ops; shape.assuming_yield %v } -> ops, uses of the result -> %v."""
-    for op in walk_ops(func):
-        if op.name != "shape.assuming":
-            continue
-        body = op.regions[0].blocks[0]
-        ops = [o.operation for o in body.operations]
-        yield_op = ops[-1]
-        for o in ops[:-1]:
-            o.move_before(op)
-        for res, val in zip(op.results, yield_op.operands):
-            res.replace_all_uses_with(val)
+    apply_patterns(func, {"shape.assuming": _hoist_assuming_body})
     # Erase the now-empty assuming ops (each holds only its yield) innermost first.
-    for op in reversed(walk_ops(func)):
-        if op.name == "shape.assuming":
-            op.erase()
+    apply_patterns(func, {"shape.assuming": ir.Operation.erase}, reverse=True)
+
+
+def _hoist_assuming_body(op: ir.Operation) -> None:
+    """Moves the body of `op` in front of it; its results become the yielded values."""
+    body = op.regions[0].blocks[0]
+    ops = [o.operation for o in body.operations]
+    yield_op = ops[-1]
+    for o in ops[:-1]:
+        o.move_before(op)
+    for res, val in zip(op.results, yield_op.operands):
+        res.replace_all_uses_with(val)
 
 
 def fold_bridges_into_stablehlo(func: ir.Operation) -> None:
@@ -588,9 +522,10 @@ def fold_bridges_into_stablehlo(func: ir.Operation) -> None:
 
 def _pass_through_size_casts(func: ir.Operation) -> None:
     """shape.index_to_size / size_to_index carry an index unchanged."""
-    for op in walk_ops(func):
-        if op.name in ("shape.index_to_size", "shape.size_to_index"):
-            op.results[0].replace_all_uses_with(op.operands[0])
+    def forward(op: ir.Operation) -> None:
+        op.results[0].replace_all_uses_with(op.operands[0])
+
+    apply_patterns(func, {"shape.index_to_size": forward, "shape.size_to_index": forward})
 
 
 @dataclass(frozen=True)
@@ -608,9 +543,6 @@ class ShapeToStablehlo(Pass):
                     continue
                 inline_assuming_regions(func)
                 _pass_through_size_casts(func)
-                for op in walk_ops(func):
-                    pattern = PATTERNS.get(op.name)
-                    if pattern is not None:
-                        pattern(op, _Rewriter(op))
+                apply_patterns(func, _PATTERNS_WITH_REWRITER)
                 fold_bridges_into_stablehlo(func)
                 remove_dead_ops(func, _DEAD_CANDIDATES)

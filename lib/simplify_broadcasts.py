@@ -29,7 +29,7 @@ from dataclasses import dataclass
 
 from torch_mlir import ir
 
-from .ir_util import walk_ops
+from .builder import apply_patterns
 from .registry import Pass
 
 
@@ -86,14 +86,32 @@ class SimplifyBroadcasts(Pass):
 
     def run(self, module: ir.Module) -> None:
         with module.context, ir.Location.unknown():
-            for op in walk_ops(module.operation):
-                if op.name == "stablehlo.dynamic_broadcast_in_dim" and is_identity_broadcast(op):
-                    op.results[0].replace_all_uses_with(op.operands[0])
-            for op in reversed(walk_ops(module.operation)):
-                if op.name == "stablehlo.dynamic_broadcast_in_dim" and not list(op.results[0].uses):
-                    op.erase()
-            for op in walk_ops(module.operation):
-                if op.name == "stablehlo.get_dimension_size":
-                    root = _shape_root(op.operands[0])
-                    if root != op.operands[0]:
-                        op.operands[0] = root
+            root = module.operation
+            apply_patterns(root, {"stablehlo.dynamic_broadcast_in_dim": fold_identity_broadcast})
+            apply_patterns(root, {"stablehlo.dynamic_broadcast_in_dim": erase_unused_broadcast},
+                           reverse=True)
+            apply_patterns(root, {"stablehlo.get_dimension_size": read_size_off_shape_root})
+
+
+def fold_identity_broadcast(op: ir.Operation) -> bool:
+    """An identity dynamic_broadcast_in_dim -> its operand."""
+    if not is_identity_broadcast(op):
+        return False
+    op.results[0].replace_all_uses_with(op.operands[0])
+    return True
+
+
+def erase_unused_broadcast(op: ir.Operation) -> bool:
+    if list(op.results[0].uses):
+        return False
+    op.erase()
+    return True
+
+
+def read_size_off_shape_root(op: ir.Operation) -> bool:
+    """get_dimension_size of an elementwise result -> of the input it takes its shape from."""
+    root = _shape_root(op.operands[0])
+    if root == op.operands[0]:
+        return False
+    op.operands[0] = root
+    return True

@@ -24,6 +24,7 @@ from typing import Any, Sequence
 
 from torch_mlir import ir
 
+from .builder import comparison_direction, dot_dimension_numbers
 from .ir_util import defining_op, is_dynamic
 
 Expr = Any  # int | list
@@ -234,10 +235,7 @@ class SizeFacts:
                 # ceil(span / stride) for span >= 0
                 return make("div", make("add", span, make("sub", stride[axis], 1)), stride[axis])
         if name == "stablehlo.dot_general":
-            text = str(op.attributes["dot_dimension_numbers"])
-            nums = {k: _ints(text, k) for k in ("lhs_batching_dimensions", "rhs_batching_dimensions",
-                                                 "lhs_contracting_dimensions",
-                                                 "rhs_contracting_dimensions")}
+            nums = dot_dimension_numbers(op)
             lhs_r, rhs_r = (ir.RankedTensorType(o.type).rank for o in ops[:2])
             lb, rb = nums["lhs_batching_dimensions"], nums["rhs_batching_dimensions"]
             pairs = list(zip(lb, rb)) + list(zip(nums["lhs_contracting_dimensions"],
@@ -345,7 +343,7 @@ class SizeFacts:
             return None if a is None else make(_UNARY[name], a)
         if name == "stablehlo.compare":
             a, b = self.scalar(ops[0]), self.scalar(ops[1])
-            direction = str(op.attributes["comparison_direction"]).split()[-1].strip(">")
+            direction = comparison_direction(op)
             if a is None or b is None or direction not in _COMPARE:
                 return None
             return make(_COMPARE[direction], a, b)
@@ -458,13 +456,6 @@ def _dropped_unit_axes(sizes: list[int], rank: int) -> set[int] | None:
         return set()
     units = [k for k, n in enumerate(sizes) if n == 1]
     return set(units[:extra]) if len(units) == extra else None
-
-
-def _ints(text: str, key: str) -> list[int]:
-    import re
-
-    m = re.search(rf"\b{key} = \[([^\]]*)\]", text)
-    return [int(x) for x in m.group(1).split(",")] if m and m.group(1).strip() else []
 
 
 def main_function(module: ir.Module) -> ir.Operation | None:

@@ -31,60 +31,12 @@ from typing import Callable
 
 from torch_mlir import ir
 
-from .ir_util import ensure_upstream_registered, create, defining_op, walk_ops, is_dynamic, remove_dead_ops
+from .builder import TorchBuilder, apply_patterns, vtensor_sizes_and_dtype, vtensor_type, signless_element_type
+from .ir_util import ensure_upstream_registered, defining_op, walk_ops, remove_dead_ops
 from .registry import Pass, PassFailure
 
 def _index() -> ir.Type:
     return ir.IndexType.get()
-
-
-class _Builder:
-    """Creates ops right before `anchor`, at its location."""
-
-    def __init__(self, anchor: ir.Operation):
-        self.anchor = anchor
-        self.ip = ir.InsertionPoint(anchor)
-        self.loc = anchor.location
-
-    def op(self, name, results, operands, attrs=None) -> ir.Operation:
-        return create(name, results, operands, attrs, loc=self.loc, ip=self.ip)
-
-    def const_index(self, v: int) -> ir.Value:
-        return self.op("arith.constant", [_index()], [],
-                       {"value": ir.IntegerAttr.get(_index(), int(v))}).result
-
-    def as_index(self, v: ir.Value) -> ir.Value:
-        """A !torch.int value as `index`, looking through the casts this pass made."""
-        d = defining_op(v)
-        if d is not None and d.name == "torch.constant.int":
-            return self.const_index(ir.IntegerAttr(d.attributes["value"]).value)
-        if d is not None and d.name == "torch_c.from_i64":
-            src = defining_op(d.operands[0])
-            if src is not None and src.name == "arith.index_cast":
-                return src.operands[0]
-        i64 = self.op("torch_c.to_i64", [ir.IntegerType.get_signless(64)], [v]).result
-        return self.op("arith.index_cast", [_index()], [i64]).result
-
-    def to_torch_int(self, idx: ir.Value) -> ir.Value:
-        i64 = self.op("arith.index_cast", [ir.IntegerType.get_signless(64)], [idx]).result
-        return self.op("torch_c.from_i64", [ir.Type.parse("!torch.int")], [i64]).result
-
-    def to_torch_bool(self, i1: ir.Value) -> ir.Value:
-        return self.op("torch_c.from_i1", [ir.Type.parse("!torch.bool")], [i1]).result
-
-    def arith(self, name: str, a: ir.Value, b: ir.Value) -> ir.Value:
-        return self.op(name, [_index()], [a, b]).result
-
-    def shape_binary(self, name: str, a: ir.Value, b: ir.Value) -> ir.Value:
-        return self.op(name, [_index()], [a, b]).result
-
-    def cmp(self, predicate: str, a: ir.Value, b: ir.Value) -> ir.Value:
-        pred = {"eq": 0, "ne": 1, "slt": 2, "sle": 3, "sgt": 4, "sge": 5}[predicate]
-        return self.op("arith.cmpi", [ir.IntegerType.get_signless(1)], [a, b],
-                       {"predicate": ir.IntegerAttr.get(ir.IntegerType.get_signless(64), pred)}).result
-
-    def select(self, c: ir.Value, a: ir.Value, b: ir.Value) -> ir.Value:
-        return self.op("arith.select", [a.type], [c, a, b]).result
 
 
 def _replace(op: ir.Operation, new: ir.Value) -> None:
@@ -98,7 +50,7 @@ def _replace(op: ir.Operation, new: ir.Value) -> None:
 
 def convert_torch_aten_size_int(op: ir.Operation) -> None:
     """torch.aten.size.int -> shape.shape_of + shape.get_extent (a constant for a static dim)."""
-    b = _Builder(op)
+    b = TorchBuilder(op)
     tensor, dim = op.operands
     vt = str(tensor.type)
     d = defining_op(dim)
@@ -106,12 +58,11 @@ def convert_torch_aten_size_int(op: ir.Operation) -> None:
         raise PassFailure("torch.aten.size.int with a non-constant dimension is not supported",
                           [(str(op.location), "dimension must be a constant")])
     axis = ir.IntegerAttr(d.attributes["value"]).value
-    m = re.match(r"!torch\.vtensor<\[([^\]]*)\],(.+)>$", vt)
-    if not m:
+    parts = vtensor_sizes_and_dtype(tensor.type)
+    if parts is None:
         raise PassFailure("torch.aten.size.int on a tensor without known rank",
                           [(str(op.location), f"operand type {vt}")])
-    sizes = [int(s) if s != "?" else ir.ShapedType.get_dynamic_size()
-             for s in m.group(1).split(",") if s.strip()]
+    sizes = [ir.ShapedType.get_dynamic_size() if s is None else s for s in parts[0]]
     axis = axis + len(sizes) if axis < 0 else axis
     if not 0 <= axis < len(sizes):
         raise PassFailure("torch.aten.size.int dimension out of range",
@@ -120,65 +71,64 @@ def convert_torch_aten_size_int(op: ir.Operation) -> None:
     if not sizes[axis] < 0:
         return _replace(op, b.to_torch_int(b.const_index(sizes[axis])))
     # Builtin tensors are signless: !torch.vtensor<[?],si64> <-> tensor<?xi64>.
-    elt_text = re.sub(r"^[su]i(\d+)$", r"i\1", m.group(2))
-    elt = ir.Type.parse(elt_text) if not elt_text.startswith("!") else None
+    elt = signless_element_type(parts[1])
     if elt is None:
         raise PassFailure("torch.aten.size.int on a tensor of unsupported dtype",
                           [(str(op.location), vt)])
-    builtin = b.op("torch_c.to_builtin_tensor",
+    builtin = b.create("torch_c.to_builtin_tensor",
                    [ir.RankedTensorType.get(sizes, elt)], [tensor]).result
-    shape = b.op("shape.shape_of", [ir.RankedTensorType.get([len(sizes)], _index())],
+    shape = b.create("shape.shape_of", [ir.RankedTensorType.get([len(sizes)], _index())],
                  [builtin]).result
-    extent = b.op("shape.get_extent", [_index()], [shape, b.const_index(axis)]).result
+    extent = b.create("shape.get_extent", [_index()], [shape, b.const_index(axis)]).result
     _replace(op, b.to_torch_int(extent))
 
 
-def _binary(fn: Callable[[_Builder, ir.Value, ir.Value], ir.Value]):
+def _binary(fn: Callable[[TorchBuilder, ir.Value, ir.Value], ir.Value]):
     def pattern(op: ir.Operation) -> None:
-        b = _Builder(op)
+        b = TorchBuilder(op)
         x, y = (b.as_index(v) for v in op.operands[:2])
         _replace(op, b.to_torch_int(fn(b, x, y)))
     return pattern
 
 
-def _floor_div(b: _Builder, x: ir.Value, y: ir.Value) -> ir.Value:
-    return b.shape_binary("shape.div", x, y)
+def _floor_div(b: TorchBuilder, x: ir.Value, y: ir.Value) -> ir.Value:
+    return b.index_op("shape.div", x, y)
 
 
-def _python_mod(b: _Builder, x: ir.Value, y: ir.Value) -> ir.Value:
+def _python_mod(b: TorchBuilder, x: ir.Value, y: ir.Value) -> ir.Value:
     """Python's `%` (result has the divisor's sign): r = x rem y; r != 0 and (r < 0) != (y < 0) ? r + y : r."""
-    r = b.arith("arith.remsi", x, y)
+    r = b.index_op("arith.remsi", x, y)
     zero = b.const_index(0)
-    nonzero = b.cmp("ne", r, zero)
-    signs_differ = b.op("arith.xori", [ir.IntegerType.get_signless(1)],
-                        [b.cmp("slt", r, zero), b.cmp("slt", y, zero)]).result
-    fix = b.op("arith.andi", [ir.IntegerType.get_signless(1)], [nonzero, signs_differ]).result
-    return b.select(fix, b.arith("arith.addi", r, y), r)
+    nonzero = b.cmpi("ne", r, zero)
+    signs_differ = b.create("arith.xori", [ir.IntegerType.get_signless(1)],
+                        [b.cmpi("slt", r, zero), b.cmpi("slt", y, zero)]).result
+    fix = b.create("arith.andi", [ir.IntegerType.get_signless(1)], [nonzero, signs_differ]).result
+    return b.arith_select(fix, b.index_op("arith.addi", r, y), r)
 
 
-convert_torch_aten_add_int = _binary(lambda b, x, y: b.shape_binary("shape.add", x, y))
-convert_torch_aten_mul_int = _binary(lambda b, x, y: b.shape_binary("shape.mul", x, y))
-convert_torch_aten_sub_int = _binary(lambda b, x, y: b.arith("arith.subi", x, y))
+convert_torch_aten_add_int = _binary(lambda b, x, y: b.index_op("shape.add", x, y))
+convert_torch_aten_mul_int = _binary(lambda b, x, y: b.index_op("shape.mul", x, y))
+convert_torch_aten_sub_int = _binary(lambda b, x, y: b.index_op("arith.subi", x, y))
 convert_torch_aten_floordiv_int = _binary(_floor_div)
 convert_torch_aten_remainder_int = _binary(_python_mod)
-convert_torch_aten_fmod_int = _binary(lambda b, x, y: b.arith("arith.remsi", x, y))
+convert_torch_aten_fmod_int = _binary(lambda b, x, y: b.index_op("arith.remsi", x, y))
 # shape.max/min take only !shape.size or !shape.shape, never index: arith it is.
-convert_torch_prim_max_int = _binary(lambda b, x, y: b.arith("arith.maxsi", x, y))
-convert_torch_prim_min_int = _binary(lambda b, x, y: b.arith("arith.minsi", x, y))
+convert_torch_prim_max_int = _binary(lambda b, x, y: b.index_op("arith.maxsi", x, y))
+convert_torch_prim_min_int = _binary(lambda b, x, y: b.index_op("arith.minsi", x, y))
 
 
 def convert_torch_aten_neg_int(op: ir.Operation) -> None:
     """torch.aten.neg.int -> arith.subi 0, x."""
-    b = _Builder(op)
+    b = TorchBuilder(op)
     x = b.as_index(op.operands[0])
-    _replace(op, b.to_torch_int(b.arith("arith.subi", b.const_index(0), x)))
+    _replace(op, b.to_torch_int(b.index_op("arith.subi", b.const_index(0), x)))
 
 
 def _compare(predicate: str):
     def pattern(op: ir.Operation) -> None:
-        b = _Builder(op)
+        b = TorchBuilder(op)
         x, y = (b.as_index(v) for v in op.operands[:2])
-        _replace(op, b.to_torch_bool(b.cmp(predicate, x, y)))
+        _replace(op, b.to_torch_bool(b.cmpi(predicate, x, y)))
     pattern.__doc__ = f"torch.aten.<cmp>.int -> arith.cmpi {predicate}"
     return pattern
 
@@ -203,6 +153,16 @@ PATTERNS: dict[str, Callable[[ir.Operation], None]] = {
     "torch.aten.gt.int": _compare("sgt"),
     "torch.aten.ge.int": _compare("sge"),
 }
+
+
+def _convert_size_arithmetic(op: ir.Operation) -> bool:
+    """Dispatches by `_op_key`: `torch.aten.size.int`, and size arithmetic on `!torch.int`s only."""
+    key = _op_key(op)
+    pattern = PATTERNS.get(key)
+    if pattern is None or (key != "torch.aten.size.int" and not _is_int_operand_only(op)):
+        return False
+    pattern(op)
+    return True
 
 
 def _op_key(op: ir.Operation) -> str:
@@ -248,10 +208,8 @@ def record_symbolic_facts(func: ir.Operation) -> None:
         if op.name != "torch.bind_symbolic_shape":
             continue
         names = [sym_name_of.get(v, "?") for v in op.operands[1:]]
-        amap = str(op.attributes["shape_expressions"])
-        body = amap[amap.index("->") + 2:].strip()
-        body = body[body.index("(") + 1: body.rindex(")")]
-        exprs = [_render_affine(e.strip(), names) for e in _split_commas(body)]
+        amap = ir.AffineMapAttr(op.attributes["shape_expressions"]).value
+        exprs = [_render_affine(str(e), names) for e in amap.results]
         target = op.operands[0]
         if isinstance(target.owner, ir.Block):
             for i, a in enumerate(args):
@@ -297,34 +255,20 @@ def _refine_constant_arg_axes(func: ir.Operation, arg_shapes: list[list[str] | N
     block = func.regions[0].blocks[0]
     changed = False
     for arg, exprs in zip(block.arguments, arg_shapes):
-        m = re.match(r"!torch\.vtensor<\[([^\]]*)\],(.+)>$", str(arg.type))
-        if exprs is None or not m:
+        parts = vtensor_sizes_and_dtype(arg.type)
+        if exprs is None or parts is None:
             continue
-        dims = [d.strip() for d in m.group(1).split(",")] if m.group(1).strip() else []
-        if len(dims) != len(exprs):
+        sizes, dtype = parts
+        if len(sizes) != len(exprs):
             continue
-        new = [e if d == "?" and re.fullmatch(r"\d+", e) else d for d, e in zip(dims, exprs)]
-        if new != dims:
-            arg.set_type(ir.Type.parse(f"!torch.vtensor<[{','.join(new)}],{m.group(2)}>"))
+        new = [int(e) if s is None and e.isdigit() else s for s, e in zip(sizes, exprs)]
+        if new != sizes:
+            arg.set_type(vtensor_type(new, dtype))
             changed = True
     if changed:
         ftype = ir.FunctionType(ir.TypeAttr(func.attributes["function_type"]).value)
         func.attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get(
             [a.type for a in block.arguments], list(ftype.results)))
-
-
-def _split_commas(text: str) -> list[str]:
-    out, depth, cur = [], 0, ""
-    for ch in text:
-        depth += ch == "("
-        depth -= ch == ")"
-        if ch == "," and depth == 0:
-            out.append(cur)
-            cur = ""
-        else:
-            cur += ch
-    out.append(cur)
-    return out
 
 
 @dataclass(frozen=True)
@@ -345,10 +289,7 @@ class TorchSymbolicToShape(Pass):
                                   for o in walk_ops(func))
                 if has_symbols:
                     record_symbolic_facts(func)
-                for op in walk_ops(func):
-                    key = _op_key(op)
-                    pattern = PATTERNS.get(key)
-                    if pattern is not None and (key == "torch.aten.size.int" or _is_int_operand_only(op)):
-                        pattern(op)
+                apply_patterns(func, {name: _convert_size_arithmetic
+                                      for name in (*PATTERNS, "torch.operator")})
                 remove_dead_ops(func, {"torch.constant.int", "torch_c.to_i64", "torch_c.from_i64",
                                        "arith.index_cast", "arith.constant"})

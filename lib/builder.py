@@ -1,0 +1,413 @@
+"""The one op builder and the one pattern driver of symhlo's passes.
+
+`OpBuilder` creates ops at one insertion point and location (by default in front of an anchor op,
+at its location) and holds the helpers every pass shares: index arithmetic, `tensor.dim`, and
+StableHLO constants, sizes, slices, pads and compares. `TorchBuilder` adds torch-dialect scalars
+and lists. `apply_patterns` is the name-dispatch rewrite loop.
+
+`!torch.vtensor` types have no Python binding in torch-mlir (no ValueTensorType in
+`torch_mlir.dialects.torch` or `_torchMlir`), so `vtensor_sizes_and_dtype` is the one place that
+reads one from its text.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Mapping, Sequence
+
+from torch_mlir import ir
+from torch_mlir._mlir_libs import _stablehlo
+
+from .ir_util import create, defining_op, is_dynamic, walk_ops
+
+
+def _i64() -> ir.Type:
+    return ir.IntegerType.get_signless(64)
+
+
+def _index() -> ir.Type:
+    return ir.IndexType.get()
+
+
+def scalar_attr(elt: ir.Type, value) -> ir.Attribute:
+    """`value` as an IntegerAttr (integer or index `elt`) or a FloatAttr of `elt`."""
+    if isinstance(elt, (ir.IntegerType, ir.IndexType)):
+        return ir.IntegerAttr.get(elt, int(value))
+    return ir.FloatAttr.get(elt, float(value))
+
+
+def dense_attr(values: Sequence, elt: ir.Type, shape: Sequence[int]) -> ir.DenseElementsAttr:
+    """A dense elements attribute of `shape` holding `values` (row-major) of `elt`."""
+    t = ir.RankedTensorType.get(list(shape), elt)
+    if not values:
+        return ir.Attribute.parse(f"dense<> : {t}")
+    if len(set(values)) == 1:
+        return ir.DenseElementsAttr.get_splat(t, scalar_attr(elt, values[0]))
+    return ir.DenseElementsAttr.get([scalar_attr(elt, v) for v in values], type=t)
+
+
+def symbol_refs(attr: ir.Attribute) -> set[str]:
+    """The symbol names an attribute refers to, through arrays and dictionaries."""
+    if isinstance(attr, ir.FlatSymbolRefAttr):
+        return {attr.value}
+    if isinstance(attr, ir.SymbolRefAttr):
+        return set(attr.value)
+    if isinstance(attr, ir.ArrayAttr):
+        return set().union(*(symbol_refs(a) for a in attr))
+    if isinstance(attr, ir.DictAttr):
+        return set().union(*(symbol_refs(attr[i].attr) for i in range(len(attr))))
+    return set()
+
+
+# ---------------------------------------------------------------------------------------------
+# The pattern driver
+
+
+def apply_patterns(root: ir.Operation,
+                   patterns: Mapping[str, Callable[[ir.Operation], object]], *,
+                   reverse: bool = False) -> bool:
+    """Calls `patterns[op.name](op)` on every op nested under `root` that has a pattern.
+
+    The ops are collected from one pre-order snapshot (`walk_ops`) before any pattern runs, so a
+    pattern may erase ops after its root; `reverse` visits the snapshot users-first. A pattern
+    returns False when it left its op alone; anything else (True, None: it rewrote or raised)
+    counts as a change. Returns whether any pattern changed something.
+    """
+    ops = walk_ops(root)
+    if reverse:
+        ops.reverse()
+    work = [(op, patterns[op.name]) for op in ops if op.name in patterns]
+    changed = False
+    for op, pattern in work:
+        if pattern(op) is not False:
+            changed = True
+    return changed
+
+
+# ---------------------------------------------------------------------------------------------
+# !torch.vtensor types (no binding exists: read from the type's text)
+
+
+def vtensor_sizes_and_dtype(t: ir.Type) -> tuple[list[int | None], str] | None:
+    """`!torch.vtensor<[2,?],f32>` -> ([2, None], "f32"); None for any other type."""
+    text = str(t)
+    head, tail = "!torch.vtensor<[", ">"
+    if not text.startswith(head) or not text.endswith(tail) or "]," not in text:
+        return None
+    sizes_text, dtype = text[len(head):-len(tail)].split("],", 1)
+    sizes = [None if s.strip() == "?" else int(s) for s in sizes_text.split(",") if s.strip()]
+    return sizes, dtype
+
+
+def vtensor_type(sizes: Sequence[int | None], dtype: str) -> ir.Type:
+    """`!torch.vtensor<[sizes],dtype>`; None sizes are `?`."""
+    return ir.Type.parse("!torch.vtensor<[" + ",".join("?" if s is None else str(s) for s in sizes)
+                         + f"],{dtype}>")
+
+
+def signless_element_type(dtype: str) -> ir.Type | None:
+    """A torch dtype's builtin element type (`si64`/`ui8` -> i64/i8: builtin tensors are
+    signless); None for dtypes without one (`!torch.qint8`, ...)."""
+    if dtype[:2] in ("si", "ui") and dtype[2:].isdigit():
+        dtype = dtype[1:]
+    if dtype.startswith("!"):
+        return None
+    return ir.Type.parse(dtype)
+
+
+def vtensor_builtin_type(t: ir.Type) -> tuple[ir.RankedTensorType, str] | None:
+    """`!torch.vtensor<[?,4],si64>` -> (tensor<?x4xi64>, "si64"); None for other types."""
+    parts = vtensor_sizes_and_dtype(t)
+    if parts is None:
+        return None
+    sizes, dtype = parts
+    elt = signless_element_type(dtype)
+    if elt is None:
+        return None
+    dyn = ir.ShapedType.get_dynamic_size()
+    return ir.RankedTensorType.get([dyn if s is None else s for s in sizes], elt), dtype
+
+
+# ---------------------------------------------------------------------------------------------
+# StableHLO attributes, read and built with the StableHLO bindings (they are not downcast
+# automatically: wrap them explicitly)
+
+
+def comparison_direction(op: ir.Operation) -> str:
+    """A stablehlo.compare's direction: "EQ", "NE", "LT", "LE", "GT" or "GE"."""
+    return _stablehlo.ComparisonDirectionAttr(op.attributes["comparison_direction"]).value
+
+
+def dot_dimension_numbers(op: ir.Operation) -> dict[str, list[int]]:
+    """A stablehlo.dot_general's `dot_dimension_numbers`, by field name."""
+    d = _stablehlo.DotDimensionNumbers(op.attributes["dot_dimension_numbers"])
+    return {"lhs_batching_dimensions": list(d.lhs_batching_dimensions),
+            "rhs_batching_dimensions": list(d.rhs_batching_dimensions),
+            "lhs_contracting_dimensions": list(d.lhs_contracting_dimensions),
+            "rhs_contracting_dimensions": list(d.rhs_contracting_dimensions)}
+
+
+def gather_dimension_numbers(attr: ir.Attribute) -> dict[str, list[int] | int]:
+    """A `#stablehlo.gather<...>` attribute, by field name."""
+    g = _stablehlo.GatherDimensionNumbers(attr)
+    return {"offset_dims": list(g.offset_dims), "collapsed_slice_dims": list(g.collapsed_slice_dims),
+            "operand_batching_dims": list(g.operand_batching_dims),
+            "start_indices_batching_dims": list(g.start_indices_batching_dims),
+            "start_index_map": list(g.start_index_map), "index_vector_dim": g.index_vector_dim}
+
+
+def gather_numbers(offset_dims: Sequence[int], collapsed_slice_dims: Sequence[int],
+                   start_index_map: Sequence[int], index_vector_dim: int,
+                   operand_batching_dims: Sequence[int] = (),
+                   start_indices_batching_dims: Sequence[int] = ()) -> ir.Attribute:
+    """A `#stablehlo.gather<...>` attribute."""
+    return _stablehlo.GatherDimensionNumbers.get(
+        offset_dims=list(offset_dims), collapsed_slice_dims=list(collapsed_slice_dims),
+        operand_batching_dims=list(operand_batching_dims),
+        start_indices_batching_dims=list(start_indices_batching_dims),
+        start_index_map=list(start_index_map), index_vector_dim=index_vector_dim)
+
+
+def dot_numbers(lhs_contracting: Sequence[int], rhs_contracting: Sequence[int],
+                lhs_batching: Sequence[int] = (), rhs_batching: Sequence[int] = ()) -> ir.Attribute:
+    """A `#stablehlo.dot<...>` attribute."""
+    return _stablehlo.DotDimensionNumbers.get(
+        lhs_batching_dimensions=list(lhs_batching), rhs_batching_dimensions=list(rhs_batching),
+        lhs_contracting_dimensions=list(lhs_contracting),
+        rhs_contracting_dimensions=list(rhs_contracting))
+
+
+def torch_constant_int(v: ir.Value) -> int | None:
+    """The value of a `torch.constant.int`, else None."""
+    d = defining_op(v)
+    if d is not None and d.name == "torch.constant.int":
+        return ir.IntegerAttr(d.attributes["value"]).value
+    return None
+
+
+# ---------------------------------------------------------------------------------------------
+# The builder
+
+
+class OpBuilder:
+    """Creates ops at `ip` with location `loc`: by default in front of `anchor`, at its location."""
+
+    def __init__(self, anchor: ir.Operation | None = None, *, ip: ir.InsertionPoint | None = None,
+                 loc: ir.Location | None = None):
+        self.anchor = anchor
+        self.ip = ip if ip is not None else ir.InsertionPoint(anchor)
+        self.loc = loc if loc is not None else anchor.location
+
+    def create(self, name: str, results: Sequence[ir.Type], operands: Sequence[ir.Value],
+               attrs: dict | None = None, *, regions: int = 0) -> ir.Operation:
+        """`name` op with these results, operands, attributes and `regions` empty regions."""
+        return create(name, results, operands, attrs, loc=self.loc, ip=self.ip, regions=regions)
+
+    def value(self, name: str, results: Sequence[ir.Type], operands: Sequence[ir.Value],
+              attrs: dict | None = None) -> ir.Value:
+        """The single result of a new `name` op."""
+        return self.create(name, results, operands, attrs).result
+
+    # -- index arithmetic -------------------------------------------------------------------
+
+    def const_index(self, v: int) -> ir.Value:
+        return self.value("arith.constant", [_index()], [], {"value": ir.IntegerAttr.get(_index(), int(v))})
+
+    def constant(self, elt: ir.Type, value) -> ir.Value:
+        """An `arith.constant` scalar of `elt`."""
+        return self.value("arith.constant", [elt], [], {"value": scalar_attr(elt, value)})
+
+    def index_op(self, name: str, *operands: ir.Value) -> ir.Value:
+        """An index-typed `name` op (`arith.addi`, `shape.get_extent`, ...)."""
+        return self.value(name, [_index()], list(operands))
+
+    def cmpi(self, predicate: str, a: ir.Value, b: ir.Value) -> ir.Value:
+        pred = {"eq": 0, "ne": 1, "slt": 2, "sle": 3, "sgt": 4, "sge": 5}[predicate]
+        return self.value("arith.cmpi", [ir.IntegerType.get_signless(1)], [a, b],
+                          {"predicate": ir.IntegerAttr.get(_i64(), pred)})
+
+    def arith_select(self, c: ir.Value, a: ir.Value, b: ir.Value) -> ir.Value:
+        return self.value("arith.select", [a.type], [c, a, b])
+
+    def tensor_dim(self, t: ir.Value, axis: int) -> ir.Value:
+        """Axis `axis` of `t` as an index (a constant when static)."""
+        size = ir.RankedTensorType(t.type).shape[axis]
+        if not is_dynamic(size):
+            return self.const_index(size)
+        return self.index_op("tensor.dim", t, self.const_index(axis))
+
+    def extract_index(self, t: ir.Value, i: int) -> ir.Value:
+        """Element `i` of a rank-1 integer tensor, as an index."""
+        elt = ir.RankedTensorType(t.type).element_type
+        v = self.value("tensor.extract", [elt], [t, self.const_index(i)])
+        return v if isinstance(elt, ir.IndexType) else self.index_op("arith.index_cast", v)
+
+    # -- StableHLO --------------------------------------------------------------------------
+
+    def hlo_const(self, values: Sequence, elt: ir.Type, shape: Sequence[int] | None = None) -> ir.Value:
+        """A `stablehlo.constant` of `values` (shape [len(values)] by default; [] for a scalar)."""
+        attr = dense_attr(values, elt, [len(values)] if shape is None else shape)
+        return self.value("stablehlo.constant", [attr.type], [], {"value": attr})
+
+    def hlo_scalar(self, value, elt: ir.Type | None = None) -> ir.Value:
+        """A 0-d `stablehlo.constant` (i64 by default)."""
+        return self.hlo_const([value], elt or _i64(), shape=[])
+
+    def hlo_convert(self, v: ir.Value, elt: ir.Type) -> ir.Value:
+        t = ir.RankedTensorType(v.type)
+        if t.element_type == elt:
+            return v
+        return self.value("stablehlo.convert", [ir.RankedTensorType.get(t.shape, elt)], [v])
+
+    def hlo_reshape(self, v: ir.Value, shape: Sequence[int]) -> ir.Value:
+        elt = ir.RankedTensorType(v.type).element_type
+        return self.value("stablehlo.reshape", [ir.RankedTensorType.get(list(shape), elt)], [v])
+
+    def hlo_dim(self, t: ir.Value, axis: int, elt: ir.Type | None = None,
+                shape: Sequence[int] = (1,)) -> ir.Value:
+        """Axis `axis` of `t` as a tensor<1x`elt`> (`shape` [] : a 0-d tensor; a constant when
+        static; `elt` i64 by default)."""
+        elt = elt or _i64()
+        size = ir.RankedTensorType(t.type).shape[axis]
+        if not is_dynamic(size):
+            return self.hlo_const([size], elt, shape)
+        i32 = ir.IntegerType.get_signless(32)
+        d = self.value("stablehlo.get_dimension_size", [ir.RankedTensorType.get([], i32)], [t],
+                       {"dimension": ir.IntegerAttr.get(_i64(), axis)})
+        d = self.hlo_convert(d, elt)
+        return self.hlo_reshape(d, shape) if list(shape) else d
+
+    def hlo_slice(self, t: ir.Value, start: Sequence[int], limit: Sequence[int],
+                  strides: Sequence[int] | None = None) -> ir.Value:
+        """`stablehlo.slice` of a static box of `t`."""
+        src = ir.RankedTensorType(t.type)
+        strides = list(strides) if strides is not None else [1] * len(start)
+        shape = [-(-(hi - lo) // s) for lo, hi, s in zip(start, limit, strides)]
+        arr = ir.DenseI64ArrayAttr.get
+        return self.value("stablehlo.slice", [ir.RankedTensorType.get(shape, src.element_type)], [t],
+                          {"start_indices": arr(list(start)), "limit_indices": arr(list(limit)),
+                           "strides": arr(strides)})
+
+    def hlo_element(self, t: ir.Value, index: Sequence[int]) -> ir.Value:
+        """One element of `t` as a tensor<1xelt>."""
+        index = list(index)
+        s = self.hlo_slice(t, index, [i + 1 for i in index])
+        return s if len(index) == 1 else self.hlo_reshape(s, [1])
+
+    def hlo_concat(self, parts: Sequence[ir.Value]) -> ir.Value:
+        """Rank-1 tensors end to end (the one part itself when there is one)."""
+        if len(parts) == 1:
+            return parts[0]
+        elt = ir.RankedTensorType(parts[0].type).element_type
+        n = sum(ir.RankedTensorType(p.type).shape[0] for p in parts)
+        return self.value("stablehlo.concatenate", [ir.RankedTensorType.get([n], elt)], list(parts),
+                          {"dimension": ir.IntegerAttr.get(_i64(), 0)})
+
+    def hlo_binary(self, name: str, a: ir.Value, b: ir.Value) -> ir.Value:
+        """`stablehlo.<name>` of two operands of one type."""
+        return self.value(f"stablehlo.{name}", [a.type], [a, b])
+
+    def hlo_compare(self, direction: str, a: ir.Value, b: ir.Value,
+                    compare_type: str | None = None) -> ir.Value:
+        """`stablehlo.compare` (direction EQ/NE/LT/...; compare_type SIGNED/FLOAT/... if given)."""
+        t = ir.RankedTensorType(a.type)
+        attrs = {"comparison_direction": _stablehlo.ComparisonDirectionAttr.get(direction)}
+        if compare_type is not None:
+            attrs["compare_type"] = _stablehlo.ComparisonTypeAttr.get(compare_type)
+        return self.value("stablehlo.compare",
+                          [ir.RankedTensorType.get(t.shape, ir.IntegerType.get_signless(1))],
+                          [a, b], attrs)
+
+    def hlo_select(self, c: ir.Value, a: ir.Value, b: ir.Value) -> ir.Value:
+        return self.value("stablehlo.select", [a.type], [c, a, b])
+
+    def hlo_pad(self, x: ir.Value, value: ir.Value, low: Sequence[int], high: Sequence[int],
+                interior: Sequence[int]) -> ir.Value:
+        """`stablehlo.pad` by static amounts (`?` axes stay `?`); `x` when nothing pads."""
+        low, high, interior = list(low), list(high), list(interior)
+        if not any(low) and not any(high) and not any(interior):
+            return x
+        src = ir.RankedTensorType(x.type)
+        shape = [s if is_dynamic(s) else s + lo + hi + max(s - 1, 0) * it
+                 for s, lo, hi, it in zip(src.shape, low, high, interior)]
+        arr = ir.DenseI64ArrayAttr.get
+        return self.value("stablehlo.pad", [ir.RankedTensorType.get(shape, src.element_type)],
+                          [x, value], {"edge_padding_low": arr(low), "edge_padding_high": arr(high),
+                                       "interior_padding": arr(interior)})
+
+    def hlo_iota(self, like: ir.Value, axis: int, elt: ir.Type | None = None) -> ir.Value:
+        """An iota of `like`'s shape along `axis` (dynamic_iota when a dim is `?`; i64 default)."""
+        elt = elt or _i64()
+        shape = ir.RankedTensorType(like.type).shape
+        t = ir.RankedTensorType.get(shape, elt)
+        dim = {"iota_dimension": ir.IntegerAttr.get(_i64(), axis)}
+        if not any(is_dynamic(s) for s in shape):
+            return self.value("stablehlo.iota", [t], [], dim)
+        sizes = self.hlo_concat([self.hlo_dim(like, a) for a in range(len(shape))])
+        return self.value("stablehlo.dynamic_iota", [t], [sizes], dim)
+
+
+class TorchBuilder(OpBuilder):
+    """OpBuilder with torch-dialect scalars, lists and casts."""
+
+    def int(self, v: int) -> ir.Value:
+        return self.value("torch.constant.int", [ir.Type.parse("!torch.int")], [],
+                          {"value": ir.IntegerAttr.get(_i64(), v)})
+
+    def bool(self, v: bool) -> ir.Value:
+        return self.value("torch.constant.bool", [ir.Type.parse("!torch.bool")], [],
+                          {"value": ir.BoolAttr.get(v)})
+
+    def none(self) -> ir.Value:
+        return self.value("torch.constant.none", [ir.Type.parse("!torch.none")], [])
+
+    def int_op(self, name: str, *operands: ir.Value) -> ir.Value:
+        """A `!torch.int`-typed `name` op."""
+        return self.value(name, [ir.Type.parse("!torch.int")], list(operands))
+
+    def add(self, a: ir.Value, b: ir.Value) -> ir.Value:
+        """a + b as `!torch.int`, folded where constant."""
+        ca, cb = torch_constant_int(a), torch_constant_int(b)
+        if ca is not None and cb is not None:
+            return self.int(ca + cb)
+        if ca == 0:
+            return b
+        if cb == 0:
+            return a
+        return self.int_op("torch.aten.add.int", a, b)
+
+    def size(self, x: ir.Value, axis: int) -> ir.Value:
+        """x.size(axis): a constant for a static axis, else `torch.aten.size.int`."""
+        sizes, _ = vtensor_sizes_and_dtype(x.type)
+        if sizes[axis] is not None:
+            return self.int(sizes[axis])
+        return self.int_op("torch.aten.size.int", x, self.int(axis))
+
+    def list(self, values: Sequence[ir.Value], elt: str) -> ir.Value:
+        return self.value("torch.prim.ListConstruct", [ir.Type.parse(f"!torch.list<{elt}>")],
+                          list(values))
+
+    def slice(self, x: ir.Value, axis: int, start: ir.Value, end: ir.Value,
+              result: ir.Type) -> ir.Value:
+        return self.value("torch.aten.slice.Tensor", [result],
+                          [x, self.int(axis), start, end, self.int(1)])
+
+    def to_torch_int(self, idx: ir.Value) -> ir.Value:
+        """An index as `!torch.int` (index_cast + torch_c.from_i64)."""
+        i64 = self.value("arith.index_cast", [_i64()], [idx])
+        return self.value("torch_c.from_i64", [ir.Type.parse("!torch.int")], [i64])
+
+    def to_torch_bool(self, i1: ir.Value) -> ir.Value:
+        return self.value("torch_c.from_i1", [ir.Type.parse("!torch.bool")], [i1])
+
+    def as_index(self, v: ir.Value) -> ir.Value:
+        """A `!torch.int` as an index, looking through constants and `to_torch_int`'s casts."""
+        c = torch_constant_int(v)
+        if c is not None:
+            return self.const_index(c)
+        d = defining_op(v)
+        if d is not None and d.name == "torch_c.from_i64":
+            src = defining_op(d.operands[0])
+            if src is not None and src.name == "arith.index_cast":
+                return src.operands[0]
+        i64 = self.value("torch_c.to_i64", [_i64()], [v])
+        return self.index_op("arith.index_cast", i64)
