@@ -61,7 +61,7 @@ from dataclasses import dataclass
 
 from torch_mlir import ir
 
-from .builder import dot_dimension_numbers, dot_numbers, gather_dimension_numbers, gather_numbers
+from .builder import apply_patterns, dot_dimension_numbers, dot_numbers, gather_dimension_numbers, gather_numbers
 from .ir_util import create, defining_op, walk_ops, is_dynamic
 from .registry import Pass, PassFailure
 from .simplify_broadcasts import is_identity_broadcast
@@ -509,6 +509,61 @@ class PrepareForIree(Pass):
                             annotate_stablehlo_dynamic_broadcast_in_dim(op)
                         if shape is not None:
                             rebuild_shape_operand(op, shape)
+            # After every broadcast is hinted: compose hinted chains (IREE's own composition
+            # drops the hints).
+            for f in funcs:
+                apply_patterns(f, {"stablehlo.dynamic_broadcast_in_dim":
+                                   convert_stablehlo_chained_dynamic_broadcast})
+
+
+def convert_stablehlo_chained_dynamic_broadcast(op: ir.Operation) -> bool:
+    """A hinted dynamic_broadcast_in_dim of a hinted dynamic_broadcast_in_dim -> one broadcast
+    of the inner operand, hinted. IREE 3.13 composes such chains itself and drops both ops'
+    known_(non)expanding_dimensions, and then fails to legalize the unhinted broadcast of a
+    static 1 to a `?` axis (T5's decoder mask: a 1x1x?x? mask broadcast to the batch, then to
+    the heads):
+
+        %m = stablehlo.dynamic_broadcast_in_dim %x, %s0, dims = [0, 1, 2, 3]
+               {known_expanding_dimensions = [0], known_nonexpanding_dimensions = [1, 2, 3]}
+               : (tensor<1x1x?x?xi1>, tensor<4xi64>) -> tensor<?x1x?x?xi1>
+        %r = stablehlo.dynamic_broadcast_in_dim %m, %s1, dims = [0, 1, 2, 3]
+               {known_expanding_dimensions = [1], known_nonexpanding_dimensions = [0, 2, 3]}
+               : (tensor<?x1x?x?xi1>, tensor<4xi64>) -> tensor<?x4x?x?xi1>
+      ==>
+        %r = stablehlo.dynamic_broadcast_in_dim %x, %s1, dims = [0, 1, 2, 3]
+               {known_expanding_dimensions = [0, 1], known_nonexpanding_dimensions = [2, 3]}
+
+    An axis expands if either broadcast expands it and is nonexpanding if both leave it; the
+    chain is composed only where every axis is decided that way."""
+    inner = defining_op(op.operands[0])
+    hints = ("known_expanding_dimensions", "known_nonexpanding_dimensions")
+    if inner is None or inner.name != "stablehlo.dynamic_broadcast_in_dim" or not all(
+            h in o.attributes for h in hints for o in (op, inner)):
+        return False
+
+    def ints(o, name):
+        return [int(x) for x in ir.DenseI64ArrayAttr(o.attributes[name])]
+
+    in_dims, out_dims = ints(inner, "broadcast_dimensions"), ints(op, "broadcast_dimensions")
+    in_exp, in_non = set(ints(inner, hints[0])), set(ints(inner, hints[1]))
+    out_exp, out_non = set(ints(op, hints[0])), set(ints(op, hints[1]))
+    expanding, nonexpanding = [], []
+    for i, j in enumerate(in_dims):
+        if i in in_exp or j in out_exp:
+            expanding.append(i)
+        elif i in in_non and j in out_non:
+            nonexpanding.append(i)
+        else:
+            return False
+    arr = ir.DenseI64ArrayAttr.get
+    new = create("stablehlo.dynamic_broadcast_in_dim", [op.results[0].type],
+                 [inner.operands[0], op.operands[1]],
+                 {"broadcast_dimensions": arr([out_dims[j] for j in in_dims]),
+                  hints[0]: arr(expanding), hints[1]: arr(nonexpanding)},
+                 loc=op.location, ip=ir.InsertionPoint(op))
+    op.results[0].replace_all_uses_with(new.results[0])
+    op.erase()
+    return True
 
 
 def _all_facts(func: ir.Operation) -> SizeFacts:

@@ -8,6 +8,9 @@ missed (probe of 45 families, small configs, random weights).
 - ConvBERT: `token_type_ids[:, :seq]` of a 64-wide buffer, whose clamped slice bound IREE could
   not tie to the broadcast size (symhlo-fold-size-ranges).
 - Mixtral (batched_mm experts): needed top-k over `?` tokens.
+- T5ForConditionalGeneration: torch-mlir asserted 'not all strides are default' on an
+  empty_strided, then IREE composed two hinted broadcasts of the decoder mask into one without
+  hints and failed to legalize it (symhlo-prepare-for-iree composes them itself).
 - MobileViT, LeViT: a bmm contracting over a size of 1 (IREE made a dynamic_reshape of it);
   MobileViT, SegFormer also depthwise convs with a dynamic batch (IREE failed to legalize them).
 
@@ -45,6 +48,10 @@ TEXT_DEFAULT = {
             dict(vocab_size=V, hidden_size=32, ffn_dim=64, num_hidden_layers=2,
                  num_attention_heads=4, max_position_embeddings=64, word_embed_proj_dim=32)),
     "convbert": ("ConvBertConfig", "ConvBertModel", _BERT),
+    # The whole T5 (encoder, decoder, LM head): its decoder mask is broadcast to the batch, then
+    # to the heads; IREE composed the two and failed to legalize the result.
+    "t5": ("T5Config", "T5ForConditionalGeneration",
+           dict(vocab_size=V, d_model=32, d_kv=8, d_ff=64, num_layers=2, num_heads=4)),
     # Mixture of experts: top-k routing (symhlo-lower-torch-sort) and the experts as batched
     # matmuls over the routed tokens; transformers' default grouped_mm is a custom op, refused
     # by name (test_mixtral_grouped_mm_is_refused_by_name).
@@ -94,7 +101,7 @@ TEXT_ALL = {
                     decoder_ffn_dim=64, max_position_embeddings=64, pad_token_id=0,
                     decoder_start_token_id=0)),
 }
-_SEQ2SEQ = ("bart", "marian")
+_SEQ2SEQ = ("bart", "marian", "t5")
 
 VISION_DEFAULT = {
     "mobilevit": ("MobileViTConfig", "MobileViTModel",
