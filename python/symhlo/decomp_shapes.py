@@ -401,30 +401,6 @@ def repeat(x, repeats):
     return _zeros([r * n for r, n in zip(reps, shape)], x.dtype, x.device)
 
 
-def index_one_axis(x, indices):
-    """aten.index.Tensor with one index tensor (every other entry None) -> index_select.
-
-        x[:, idx]  (idx: k)      ==>  index_select(x, 1, idx)
-        x[idx]     (idx: a x b)  ==>  index_select(x, 0, idx.flatten()).unflatten(0, (a, b))
-
-    torch-mlir's lowering of aten.index with a constant index list on a tensor with `?` dims
-    built a gather with slice size -1 ("slice size (-1) is out of bounds"). Boolean masks and
-    several index tensors keep torch-mlir's lowering.
-    """
-    idx = list(indices)
-    used = [k for k, t in enumerate(idx) if t is not None]
-    if len(used) != 1 or not _any_symbolic(x):
-        return NotImplemented
-    d, t = used[0], idx[used[0]]
-    if t.dtype not in (torch.int64, torch.int32):
-        return NotImplemented
-    n = x.shape[d]
-    flat = t.reshape(-1).to(torch.int64)
-    flat = torch.where(flat < 0, flat + n, flat)      # negative indices count from the end
-    out = torch.index_select(x, d, flat)
-    return out.unflatten(d, tuple(t.shape)) if t.dim() != 1 else out
-
-
 def _interp_out_sizes(op: str, x, nd: int, output_size, scale_factors):
     """Output sizes of an upsample_*.vec, or raises UnsupportedOpError for a scale factor whose
     size torch computes in double arithmetic (floor(n * 1.7)) on a `?` axis.
@@ -650,7 +626,6 @@ def _entries() -> dict:
         aten.bilinear.default: bilinear,
         aten.repeat.default: repeat,
         aten.convolution.default: convolution,
-        aten.index.Tensor: index_one_axis,
         aten.upsample_linear1d.vec: _upsample("upsample_linear1d.vec", 1, _linear_along, True),
         aten.upsample_bilinear2d.vec: _upsample("upsample_bilinear2d.vec", 2, _linear_along, True),
         aten.upsample_trilinear3d.vec: _upsample("upsample_trilinear3d.vec", 3, _linear_along,
