@@ -240,7 +240,13 @@ def reject_data_dependent_ops(ep) -> None:
 
 
 # Element types with no StableHLO counterpart (StableHLO's complex is complex<f32 | f64> only).
-_NO_STABLEHLO_DTYPES = {torch.complex32: "complex32 (chalf): StableHLO has no complex<f16>"}
+_NO_STABLEHLO_DTYPES = {
+    torch.complex32: "complex32 (chalf): StableHLO has no complex<f16>",
+    # torch-mlir's FX importer has no dtype code for these (it raised KeyError: torch.complex128)
+    torch.complex128: "complex128 tensor, which torch-mlir's FX importer cannot import",
+    torch.uint16: "uint16 tensor, which torch-mlir's FX importer cannot import",
+    torch.uint64: "uint64 tensor, which torch-mlir's FX importer cannot import",
+}
 
 
 def reject_unsupported_dtypes(ep) -> None:
@@ -261,6 +267,28 @@ def reject_unsupported_dtypes(ep) -> None:
             f"{_NO_STABLEHLO_DTYPES[val.dtype]}")
 
 
+def reject_side_effects(ep) -> None:
+    """Raises UnsupportedOpError for an op torch.export threads through a side effect
+    (`with_effects`: `torch.linalg.cholesky`'s error check `aten._linalg_check_errors`, prints,
+    custom ops registered as effectful), naming it and its source line. torch-mlir's FX importer
+    has no `with_effects` ("Higher-order operation 'with_effects' not implemented"), and a
+    StableHLO program has no side effects to carry them."""
+    for node in ep.graph.nodes:
+        if node.op != "call_function" or node.target is not torch.ops.higher_order.with_effects:
+            continue
+        effect = node.args[1] if len(node.args) > 1 else node.target
+        api = next((a for a in node.args[2:] if isinstance(a, str)), None)
+        trace = node.meta.get("stack_trace") or ""
+        frames = re.findall(r'File "([^"]+)", line (\d+), in (\S+)', trace)
+        where = f"{frames[-1][0]}:{frames[-1][1]} in {frames[-1][2]}" if frames else \
+            "unknown source line"
+        hint = (f" (the error check of {api}: its *_ex variant returns the `info` tensor "
+                "instead of raising)") if api else ""
+        raise UnsupportedOpError(
+            f"unsupported op '{effect}' (FX node '{node.name}') at {where}: a side effect"
+            f"{hint}, which a StableHLO program cannot carry")
+
+
 def reject_float_size_arithmetic(ep) -> None:
     """Raises UnsupportedOpError for size arithmetic in floating point in the user's graph
     (`math.floor(float(x.shape[2]) * 1.7)`, which F.interpolate with recompute_scale_factor
@@ -278,10 +306,12 @@ def reject_float_size_arithmetic(ep) -> None:
         where = f"{frames[-1][0]}:{frames[-1][1]} in {frames[-1][2]}" if frames else \
             "unknown source line"
         raise UnsupportedOpError(
-            f"unsupported op 'sym_float' (FX node '{node.name}') at {where}: a size computed in "
-            "floating point (e.g. floor(n * 1.7) for interpolate's recompute_scale_factor), "
-            "which torch evaluates in double arithmetic and no integer size arithmetic "
-            "reproduces for every n; pass size= or an integer / short binary-fraction scale")
+            f"unsupported op 'sym_float' (FX node '{node.name}') at {where}: a `?` size used "
+            "as a floating-point number (floor(n * 1.7) for interpolate's "
+            "recompute_scale_factor, which torch evaluates in double arithmetic and no integer "
+            "size arithmetic reproduces for every n; scaled_dot_product_attention's default "
+            "scale 1 / sqrt(E) over a `?` head size E); pass size= or an integer / short "
+            "binary-fraction scale to interpolate, scale= to attention, or make that axis static")
 
 
 def restore_export_assumptions(ep) -> None:
@@ -391,6 +421,7 @@ def lower_exported_program(ep, *, names: dict[str, str] | None = None,
     reject_data_dependent_ops(ep)
     reject_unsupported_dtypes(ep)
     reject_float_size_arithmetic(ep)
+    reject_side_effects(ep)
     with timer.stage(Stage.IMPORT):
         try:
             with TORCH_LOCK:

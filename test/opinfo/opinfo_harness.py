@@ -298,11 +298,14 @@ def _first_line(e: BaseException) -> str:
 
 
 def _refusal(e) -> dict:
+    """The refused op and whether the error's headline (its first line: what the user reads;
+    torch-mlir's cascade of follow-on diagnostics comes after it) names a source location."""
     text = str(e)
     m = re.search(r"unsupported op '([^']+)'", text)
     op = m.group(1) if m else None
-    unlocated = bool(re.search(r"loc\(unknown\)|unknown location|unknown source line", text)) \
-        or not re.search(r"\.py\"?:\d+|\.py\", line \d+|loc\(\"", text)
+    head = text.strip().splitlines()[0] if text.strip() else ""
+    unlocated = bool(re.search(r"loc\(unknown\)|unknown location|unknown source line", head)) \
+        or not re.search(r"\.py\"?:\d+|\.py\", line \d+|loc\(\"", head)
     return {"aten_op": op, "located": not unlocated}
 
 
