@@ -167,7 +167,9 @@ def convert_stablehlo_convolution(op: ir.Operation) -> bool:
     window = k_t.shape[2:]
     sizes = [e.tensor_dim(x, 0), None] + [
         _window_out_size(e, padded, 2 + i, window[i], strides[i], rhs_dil[i]) for i in range(nsp)]
-    if groups == 1 and all(d == 1 for d in lhs_dil):
+    # A contraction over a single element (one channel, a 1x1.. kernel) keeps the named op: as
+    # a ? x 1 by 1 x F dot_general, IREE 3.13 made it a dynamic_reshape it cannot legalize.
+    if groups == 1 and all(d == 1 for d in lhs_dil) and k_t.shape[1] * math.prod(window) > 1:
         new = conv_as_im2col_matmul(e, padded, k, result_t, sizes, strides, rhs_dil)
         op.results[0].replace_all_uses_with(new)
         op.erase()

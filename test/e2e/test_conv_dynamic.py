@@ -89,3 +89,30 @@ def test_grouped_conv_batch_only_dynamic():
             expected = m(*a)
         for g, e in zip(cm(*a), expected):
             torch.testing.assert_close(g, e, rtol=1e-4, atol=1e-5)
+
+
+class SingleTapConvs(torch.nn.Module):
+    """Convolutions contracting over one element (one input channel, a 1x1.. kernel): as im2col
+    they were a ? x 1 by 1 x F matmul, which IREE 3.13 turned into a dynamic_reshape it could not
+    legalize."""
+
+    def __init__(self):
+        super().__init__()
+        self.c2 = torch.nn.Conv2d(1, 4, 1)
+        self.c3 = torch.nn.Conv3d(1, 1, 1, padding="same")
+
+    def forward(self, x2, x3):
+        return self.c2(x2), self.c3(x3)
+
+
+def test_single_element_contraction_convs():
+    torch.manual_seed(0)
+    model = SingleTapConvs().eval()
+    hw = {0: Dim("b", min=1, max=8), 2: Dim("h", min=2, max=64), 3: Dim("w", min=2, max=64)}
+    dhw = {2: Dim("d", min=2, max=16), 3: Dim("h3", min=2, max=16), 4: Dim("w3", min=2, max=16)}
+    cm = symhlo.compile(model, (torch.randn(2, 1, 5, 6), torch.randn(1, 1, 4, 4, 4)),
+                        dynamic_shapes=(hw, dhw))
+    for x2, x3 in [(torch.randn(1, 1, 2, 9), torch.randn(1, 1, 2, 3, 5)),
+                   (torch.randn(3, 1, 17, 4), torch.randn(1, 1, 9, 7, 6))]:
+        for got, want in zip(cm(x2, x3), model(x2, x3)):
+            torch.testing.assert_close(got, want, rtol=1e-5, atol=1e-6)
