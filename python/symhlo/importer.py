@@ -325,6 +325,10 @@ def reject_decomposition_guards(ep, snapshot, user_names: dict[str, str] | None 
     equalities = []
     for sym, value in env.replacements.items():
         if sym in ranges and sym not in constants and replacements.get(sym) != value:
+            if not value.is_number and sym not in inputs and value.free_symbols <= inputs:
+                # A symbol no input axis has (the retrace's own, for an intermediate size: sdpa's
+                # mask broadcast) now written over input sizes: nothing about the inputs.
+                continue
             if not value.is_number and sym in inputs and value.free_symbols <= inputs:
                 # Two input sizes unified (select_scatter's src must have the selected slice's
                 # shape; eager raises otherwise, torch.export's meta did not check): a rule on

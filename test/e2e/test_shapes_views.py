@@ -373,3 +373,27 @@ def test_python_number_output_is_refused_by_name():
                        match=r"'aten.item.default' \(FX node 'item'\) at .*test_shapes_views.py:\d+"
                              r".*Python number"):
         symhlo.compile(Item(), (randn(3, 4),), dynamic_shapes=({0: AUTO},))
+
+
+class MaskedAttention(nn.Module):
+    def forward(self, q, k, v, mask):
+        return F.scaled_dot_product_attention(q, k, v, attn_mask=mask, scale=0.3)
+
+
+def test_attention_mask_over_auto_dims():
+    """sdpa with a (L, S) float mask and every axis `Dim.AUTO`: torch.export gives k's and v's
+    sequence separate symbols, decomposing unifies them (a call-time relation: ShapeError when
+    they differ, as eager raises) and writes the retrace's own mask-broadcast symbol over S,
+    which is no specialization (it was refused as one)."""
+    import symhlo
+
+    def inputs(b, l, s):
+        return (randn(b, 4, l, 8), randn(b, 4, s, 8), randn(b, 4, s, 8) + 1, randn(l, s))
+
+    dims = tuple({i: AUTO for i in range(t.dim()) if t.shape[i] >= 2} for t in inputs(4, 3, 6))
+    check_model("masked_attention", MaskedAttention(), inputs(4, 3, 6), dims,
+                [inputs(2, 2, 2), inputs(5, 5, 7), inputs(3, 9, 4)], rtol=1e-5, atol=1e-5)
+    cm = symhlo.compile(MaskedAttention(), inputs(4, 3, 6), dynamic_shapes=dims)
+    q, k, _, mask = inputs(5, 5, 7)
+    with pytest.raises(symhlo.ShapeError, match=r"k_dim2 == v_dim2"):
+        cm(q, k, randn(5, 4, 6, 8), mask)
