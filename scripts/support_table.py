@@ -138,9 +138,11 @@ ROWS: tuple[Row, ...] = (
         ("test_core_models.py::test_mlp", "test_transformer_ops.py::test_matmul_family",
          "test_transformer_ops.py::test_matmul_unit_contraction")),
     Row("op", "attention",
-        "scaled_dot_product_attention (causal, with a mask), hand-written attention",
+        "scaled_dot_product_attention (causal, with a mask; a float (L, S) mask with every axis "
+        "`Dim.AUTO`, k and v sequence sizes checked equal at call time), hand-written attention",
         ("test_core_models.py::test_attention_dynamic_batch_seq",
-         "test_transformer_ops.py::test_scaled_dot_product_attention")),
+         "test_transformer_ops.py::test_scaled_dot_product_attention",
+         "test_shapes_views.py::test_attention_mask_over_auto_dims")),
     Row("op", "layer_norm, rms-norm", "over the last axis of (b, s, d)",
         ("test_transformer_ops.py::test_norms_embedding_gather_scatter",)),
     Row("op", "batch_norm (inference)", "NCHW with `?` batch and H/W",
@@ -166,9 +168,10 @@ ROWS: tuple[Row, ...] = (
          "test_cnn_ops.py::test_iree_input_lowers_dynamic_windows_to_linalg")),
     Row("op", "convolution (grouped, depthwise, 3-D)",
         "grouped / depthwise conv1d (wav2vec2) and conv2d (also with only the batch `?`), transposed conv1d, conv3d over `?` batch "
-        "and spatial dims",
+        "and spatial dims; 1x1.. kernels over one input channel",
         ("test_conv_dynamic.py::test_grouped_depthwise_conv3d_dynamic",
-         "test_conv_dynamic.py::test_grouped_conv_batch_only_dynamic")),
+         "test_conv_dynamic.py::test_grouped_conv_batch_only_dynamic",
+         "test_conv_dynamic.py::test_single_element_contraction_convs")),
     Row("op", "pooling",
         "max / avg pooling (stride, padding, count_include_pad), adaptive avg pooling to 1x1",
         ("test_cnn_ops.py::test_pooling", "test_cnn_ops.py::test_max_pool2d_dynamic_batch_only")),
@@ -248,6 +251,11 @@ ROWS: tuple[Row, ...] = (
     Row("data-dependent", "ops without a StableHLO lowering (e.g. fft)",
         "the error names the op and its source location, never a half-converted module",
         ("test_unsupported.py::test_op_without_stablehlo_lowering_is_named_with_location",)),
+    Row("data-dependent", "side effects, complex128 / uint64, sdpa over a `?` head size",
+        "torch.export's with_effects (linalg.cholesky's error check: the *_ex variants return "
+        "`info`), element types torch-mlir's importer cannot import, float size arithmetic: the "
+        "error names the op and its source line",
+        ("test_unsupported.py::test_what_the_importer_cannot_take_is_refused_by_name",)),
     Row("data-dependent", "loops bounded by a data value; float64 special functions",
         "Laguerre/Legendre with a tensor degree, igamma/igammac (their loops have no static "
         "bound), and the special functions on float64 (float32 algorithms only)",
