@@ -61,7 +61,7 @@ from dataclasses import dataclass
 
 from torch_mlir import ir
 
-from .builder import apply_patterns, dot_dimension_numbers, dot_numbers, gather_dimension_numbers, gather_numbers
+from .builder import OpBuilder, apply_patterns, dot_dimension_numbers, dot_numbers, gather_dimension_numbers, gather_numbers
 from .ir_util import create, defining_op, walk_ops, is_dynamic
 from .registry import Pass, PassFailure
 from .simplify_broadcasts import is_identity_broadcast
@@ -556,12 +556,12 @@ def convert_stablehlo_chained_dynamic_broadcast(op: ir.Operation) -> bool:
         else:
             return False
     arr = ir.DenseI64ArrayAttr.get
-    new = create("stablehlo.dynamic_broadcast_in_dim", [op.results[0].type],
-                 [inner.operands[0], op.operands[1]],
-                 {"broadcast_dimensions": arr([out_dims[j] for j in in_dims]),
-                  hints[0]: arr(expanding), hints[1]: arr(nonexpanding)},
-                 loc=op.location, ip=ir.InsertionPoint(op))
-    op.results[0].replace_all_uses_with(new.results[0])
+    new = OpBuilder(op).value(
+        "stablehlo.dynamic_broadcast_in_dim", [op.results[0].type],
+        [inner.operands[0], op.operands[1]],
+        {"broadcast_dimensions": arr([out_dims[j] for j in in_dims]),
+         hints[0]: arr(expanding), hints[1]: arr(nonexpanding)})
+    op.results[0].replace_all_uses_with(new)
     op.erase()
     return True
 

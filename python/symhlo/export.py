@@ -227,16 +227,23 @@ def reject_data_dependent_ops(ep) -> None:
         vals = val if isinstance(val, (list, tuple)) else [val]
         if not any(free_unbacked_symbols(v) for v in vals if isinstance(v, (torch.Tensor, torch.SymInt))):
             continue
-        where = "unknown source line"
-        trace = node.meta.get("stack_trace") or ""
-        frames = re.findall(r'File "([^"]+)", line (\d+), in (\S+)\n\s*(.*)', trace)
-        if frames:
-            file, line, fn, code = frames[-1]
-            where = f"{file}:{line} in {fn}: {code.strip()}"
+        where = node_source_line(node, code=True)
         raise UnsupportedOpError(
             f"unsupported op '{node.target}' (FX node '{node.name}') at {where}: its output size "
             f"depends on tensor values (data-dependent size {val.shape if isinstance(val, torch.Tensor) else val}), "
             f"which symhlo cannot lower to StableHLO for IREE")
+
+
+def node_source_line(node, default: str = "unknown source line", code: bool = False) -> str:
+    """`file:line in fn` of the user's frame that made FX node `node` (its last stack_trace
+    frame), with that line's code when `code`; `default` without a trace."""
+    trace = node.meta.get("stack_trace") or ""
+    frames = re.findall(r'File "([^"]+)", line (\d+), in (\S+)'
+                        r'(?:\n(?![ \t]*File ")[ \t]*(.*))?', trace)
+    if not frames:
+        return default
+    file, line, fn, text = frames[-1]
+    return f"{file}:{line} in {fn}" + (f": {text.strip()}" if code and text.strip() else "")
 
 
 # Element types with no StableHLO counterpart (StableHLO's complex is complex<f32 | f64> only).
@@ -258,10 +265,8 @@ def reject_unsupported_dtypes(ep) -> None:
         if node.op not in ("call_function", "placeholder") or not isinstance(val, torch.Tensor) \
                 or val.dtype not in _NO_STABLEHLO_DTYPES:
             continue
-        trace = node.meta.get("stack_trace") or ""
-        frames = re.findall(r'File "([^"]+)", line (\d+), in (\S+)', trace)
-        where = f"{frames[-1][0]}:{frames[-1][1]} in {frames[-1][2]}" if frames else \
-            "the program's inputs" if node.op == "placeholder" else "unknown source line"
+        where = node_source_line(node, "the program's inputs" if node.op == "placeholder"
+                                 else "unknown source line")
         raise UnsupportedOpError(
             f"unsupported op '{node.target}' (FX node '{node.name}') at {where}: it makes a "
             f"{_NO_STABLEHLO_DTYPES[val.dtype]}")
@@ -278,10 +283,7 @@ def reject_side_effects(ep) -> None:
             continue
         effect = node.args[1] if len(node.args) > 1 else node.target
         api = next((a for a in node.args[2:] if isinstance(a, str)), None)
-        trace = node.meta.get("stack_trace") or ""
-        frames = re.findall(r'File "([^"]+)", line (\d+), in (\S+)', trace)
-        where = f"{frames[-1][0]}:{frames[-1][1]} in {frames[-1][2]}" if frames else \
-            "unknown source line"
+        where = node_source_line(node)
         hint = (f" (the error check of {api}: its *_ex variant returns the `info` tensor "
                 "instead of raising)") if api else ""
         raise UnsupportedOpError(
@@ -301,10 +303,7 @@ def reject_float_size_arithmetic(ep) -> None:
     for node in ep.graph.nodes:
         if node.op != "call_function" or node.target is not torch.sym_float:
             continue
-        trace = node.meta.get("stack_trace") or ""
-        frames = re.findall(r'File "([^"]+)", line (\d+), in (\S+)', trace)
-        where = f"{frames[-1][0]}:{frames[-1][1]} in {frames[-1][2]}" if frames else \
-            "unknown source line"
+        where = node_source_line(node)
         raise UnsupportedOpError(
             f"unsupported op 'sym_float' (FX node '{node.name}') at {where}: a `?` size used "
             "as a floating-point number (floor(n * 1.7) for interpolate's "
@@ -312,6 +311,15 @@ def reject_float_size_arithmetic(ep) -> None:
             "size arithmetic reproduces for every n; scaled_dot_product_attention's default "
             "scale 1 / sqrt(E) over a `?` head size E); pass size= or an integer / short "
             "binary-fraction scale to interpolate, scale= to attention, or make that axis static")
+
+
+def reject_unimportable_nodes(ep) -> None:
+    """The refusals of nodes torch-mlir's FX importer cannot take (element types, float size
+    arithmetic, side effects), each naming the op and its source line. Run on the exported
+    program (the user's op names) and again after decomposing (what decompositions add)."""
+    reject_unsupported_dtypes(ep)
+    reject_float_size_arithmetic(ep)
+    reject_side_effects(ep)
 
 
 def restore_export_assumptions(ep) -> None:
@@ -412,16 +420,12 @@ def lower_exported_program(ep, *, names: dict[str, str] | None = None,
         what, where = repr(o), "the program's outputs"
         if isinstance(o, torch.fx.Node):
             what = f"'{o.target}' (FX node '{o.name}')"
-            frames = re.findall(r'File "([^"]+)", line (\d+), in (\S+)', o.meta.get("stack_trace") or "")
-            if frames:
-                where = f"{frames[-1][0]}:{frames[-1][1]} in {frames[-1][2]}"
+            where = node_source_line(o, where)
         raise UnsupportedOpError(
             f"unsupported op {what} at {where}: it returns a Python number (a non-tensor output, "
             "e.g. Tensor.item()); symhlo programs return tensors. Return the 0-d tensor instead")
     reject_data_dependent_ops(ep)
-    reject_unsupported_dtypes(ep)
-    reject_float_size_arithmetic(ep)
-    reject_side_effects(ep)
+    reject_unimportable_nodes(ep)
     with timer.stage(Stage.IMPORT):
         try:
             with TORCH_LOCK:

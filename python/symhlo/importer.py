@@ -408,11 +408,9 @@ def import_exported_program(ep: torch.export.ExportedProgram, *, func_name: str 
     equalities = reject_decomposition_guards(ep, snapshot, names)
     # What decomposing introduced (sdpa's scale 1 / sqrt(sym_float(E)) over a `?` head size):
     # refused naming the op here, not as the FX importer's NotImplementedError.
-    from .export import reject_float_size_arithmetic, reject_side_effects, reject_unsupported_dtypes
+    from .export import reject_unimportable_nodes
 
-    reject_unsupported_dtypes(ep)
-    reject_float_size_arithmetic(ep)
-    reject_side_effects(ep)
+    reject_unimportable_nodes(ep)
     if equalities and relations is None:
         from .errors import UnsupportedOpError
 
