@@ -28,7 +28,7 @@ import run as bench  # noqa: E402
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--model", default="gpt2", choices=["gpt2", "resnet18", "block", "mlp"])
+    p.add_argument("--model", default="gpt2", choices=["gpt2", "gpt2_d256", "resnet18", "block", "mlp"])
     p.add_argument("--layers", type=int, default=2)
     p.add_argument("--sizes", default="1x32,4x128,1x512")
     p.add_argument("--flagsets", default="default=;dt=--iree-opt-data-tiling")
@@ -40,6 +40,8 @@ def main(argv=None) -> int:
 
     if args.model == "gpt2":
         spec = models.gpt2(args.layers)
+    elif args.model == "gpt2_d256":
+        spec = models.gpt2_d256(args.layers)
     else:
         spec = {"resnet18": models.resnet18, "block": models.block, "mlp": models.mlp}[args.model]()
     spec.sizes = [tuple(int(v) for v in s.split("x")) for s in args.sizes.split(",")]
