@@ -198,14 +198,17 @@ def keep_freed_host_memory() -> bool:
 
     A module with `?` dims cannot have its transient buffers packed at compile time, so IREE 3.13
     sums them into one allocation per call (86 MB for attention over (4, 4, 512, 512) scores,
-    against 35 MB for the static module, whose buffers share memory by lifetime). Above glibc's
-    32 MB mmap ceiling every such call maps fresh pages and unmaps them at the end: 22,000 page
-    faults per call, which took half of the dynamic attention's time (30.6 ms -> 15.8 ms with
-    this; static 6.5 ms). IREE's caching allocator does not catch these on local-task, whose
-    queue allocations bypass it. So the process asks glibc to serve large blocks from its heap
-    (M_MMAP_MAX = 0) and to keep up to 1 GiB of freed heap (M_TRIM_THRESHOLD): the process
-    holds its peak transient memory, as PyTorch's caching allocators do. Process-wide and once;
-    SYMHLO_HOST_MALLOC=system leaves glibc as it is. Returns whether the setting is in effect.
+    against 35 MB for the static module, whose buffers share memory by lifetime). local-task
+    serves queue allocations from a pool with a 64 MB range; a larger one goes to a pass-through
+    pool that mallocs it, and glibc maps every block over 32 MB afresh and unmaps it on free. So
+    each call took ~22,000 page faults: the same attention took 15.3 ms at 448 keys (66 MB, under
+    the range) and 47.8 ms at 512. IREE's caching allocator does not see these allocations (they
+    bypass the device allocator). So the process asks glibc to serve large blocks from its heap
+    (M_MMAP_MAX = 0) and to keep up to 1 GiB of freed heap (M_TRIM_THRESHOLD): it then holds its
+    peak transient memory, as PyTorch's caching allocators do, and a reused block costs a memset
+    (IREE zeroes what it allocates) instead of page faults: 30.6 -> 15.8 ms at 512 keys, static
+    6.5 ms. Process-wide, once; SYMHLO_HOST_MALLOC=system leaves glibc as it is. Returns whether
+    the setting is in effect.
     """
     global _host_heap_kept
     import os
