@@ -69,7 +69,24 @@ class StableHLOProgram:
 TORCH_LOCK = threading.RLock()
 
 
+class FunctionModule(torch.nn.Module):
+    """A plain function (or any callable that is not an nn.Module) as a module for torch.export.
+
+    `forward` is the function itself, so its parameter names key `dynamic_shapes` and keyword
+    arguments as they would for a module's forward.
+    """
+
+    def __init__(self, fn):
+        super().__init__()
+        self.forward = fn
+
+
 def _export_module(model, args, kwargs, dynamic_shapes):
+    if not isinstance(model, torch.nn.Module):
+        if not callable(model):
+            raise SymhloError(f"export takes an nn.Module, an ExportedProgram or a function, "
+                              f"not {type(model).__name__}")
+        model = FunctionModule(model)
     try:
         with TORCH_LOCK:
             return torch.export.export(model, tuple(args or ()), kwargs=kwargs or None,
