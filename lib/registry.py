@@ -99,6 +99,8 @@ _PASSES: dict[str, str] = {
     "symhlo-lower-shape-assertions": "lower_shape_assertions:LowerShapeAssertions",
     "symhlo-lower-dynamic-operand-ops": "lower_dynamic_operand_ops:LowerDynamicOperandOps",
     "symhlo-normalize-softmax-for-iree": "softmax_for_iree:NormalizeSoftmaxForIree",
+    "symhlo-defer-softmax-normalization-for-iree":
+        "defer_softmax_normalization:DeferSoftmaxNormalizationForIree",
     "symhlo-lower-torch-bitcasts": "lower_torch_bitcasts:LowerTorchBitcasts",
     "symhlo-lower-torch-sort": "lower_torch_sort:LowerTorchSort",
     "symhlo-lower-torch-scatter-reduce": "lower_torch_scatter_reduce:LowerTorchScatterReduce",
@@ -147,6 +149,7 @@ _PIPELINES: dict[str, tuple[str, list[str]]] = {
          "symhlo-narrow-f64-constants-for-iree",
          "symhlo-fold-size-ranges", "canonicalize",
          "symhlo-lower-dynamic-indexing-for-iree", "symhlo-prepare-for-iree",
+         "symhlo-defer-softmax-normalization-for-iree",
          "symhlo-lower-dynamic-windows-for-iree", "canonicalize", "cse"],
     ),
 }
