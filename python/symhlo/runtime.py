@@ -9,7 +9,11 @@ aligned); the staging copy works on every driver.
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
+import os
 import re
+import threading
 
 import numpy as np
 
@@ -187,14 +191,14 @@ def check_vmfb(vmfb: bytes, target: str) -> str:
     return signature
 
 
-# glibc mallopt parameters (malloc.h)
+# glibc mallopt parameters (malloc.h) and glibc's default M_MMAP_MAX
 _M_TRIM_THRESHOLD, _M_MMAP_MAX = -1, -4
+_DEFAULT_MMAP_MAX = 65536
 _HOST_HEAP_RETAINED = 1 << 30
-_host_heap_kept = False
 
 
-def keep_freed_host_memory() -> bool:
-    """Make glibc keep freed large blocks for reuse instead of unmapping them (CPU drivers only).
+class HostHeap:
+    """Serves the large host blocks IREE allocates during a call from glibc's heap, kept for reuse.
 
     A module with `?` dims cannot have its transient buffers packed at compile time, so IREE 3.13
     sums them into one allocation per call (86 MB for attention over (4, 4, 512, 512) scores,
@@ -203,35 +207,62 @@ def keep_freed_host_memory() -> bool:
     pool that mallocs it, and glibc maps every block over 32 MB afresh and unmaps it on free. So
     each call took ~22,000 page faults: the same attention took 15.3 ms at 448 keys (66 MB, under
     the range) and 47.8 ms at 512. IREE's caching allocator does not see these allocations (they
-    bypass the device allocator). So the process asks glibc to serve large blocks from its heap
-    (M_MMAP_MAX = 0) and to keep up to 1 GiB of freed heap (M_TRIM_THRESHOLD): it then holds its
-    peak transient memory, as PyTorch's caching allocators do, and a reused block costs a memset
-    (IREE zeroes what it allocates) instead of page faults: 30.6 -> 15.8 ms at 512 keys, static
-    6.5 ms. Process-wide, once; SYMHLO_HOST_MALLOC=system leaves glibc as it is. Returns whether
-    the setting is in effect.
+    bypass the device allocator).
+
+    So while a call runs (`with HOST_HEAP:`), glibc serves large blocks from its heap
+    (M_MMAP_MAX = 0; restored to glibc's default when the last running call ends, so allocations
+    outside calls, PyTorch's included, are mapped as before), and freed heap up to 1 GiB is kept
+    (M_TRIM_THRESHOLD, set once). A reused block costs a memset (IREE zeroes what it allocates)
+    instead of page faults: 30.6 -> 15.8 ms at 512 keys, static 6.5 ms. The process keeps its
+    peak transient memory, as PyTorch's caching allocators do. SYMHLO_HOST_MALLOC=system leaves
+    glibc alone. Non-glibc platforms: nothing is set.
     """
-    global _host_heap_kept
-    import os
 
-    if _host_heap_kept or os.environ.get("SYMHLO_HOST_MALLOC", "").lower() == "system":
-        return _host_heap_kept
-    try:
-        import ctypes
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._active = 0
+        self._mallopt = None
+        self._ready = False
 
-        libc = ctypes.CDLL(None)
-        mallopt = libc.mallopt
-    except (OSError, AttributeError):  # not glibc (musl, macOS): nothing to set
+    def enabled(self) -> bool:
+        """Whether calls run with the heap setting (glibc, and not opted out)."""
+        if not self._ready:
+            self._ready = True
+            if os.environ.get("SYMHLO_HOST_MALLOC", "").lower() == "system":
+                return False
+            try:
+                mallopt = ctypes.CDLL(None).mallopt
+            except (OSError, AttributeError):  # not glibc (musl, macOS)
+                return False
+            if mallopt(_M_TRIM_THRESHOLD, _HOST_HEAP_RETAINED):
+                self._mallopt = mallopt
+        return self._mallopt is not None
+
+    def __enter__(self):
+        if self.enabled():
+            with self._lock:
+                self._active += 1
+                if self._active == 1:
+                    self._mallopt(_M_MMAP_MAX, 0)
+        return self
+
+    def __exit__(self, *exc):
+        if self._mallopt is not None:
+            with self._lock:
+                self._active -= 1
+                if self._active == 0:
+                    self._mallopt(_M_MMAP_MAX, _DEFAULT_MMAP_MAX)
         return False
-    _host_heap_kept = bool(mallopt(_M_MMAP_MAX, 0)) and bool(mallopt(_M_TRIM_THRESHOLD, _HOST_HEAP_RETAINED))
-    return _host_heap_kept
+
+
+HOST_HEAP = HostHeap()
+_NO_HEAP = contextlib.nullcontext()
 
 
 def open_device(driver: str):
     """The (process-cached) IREE HAL device for `driver`; DeviceError naming what is missing."""
     import iree.runtime as rt
 
-    if driver in ("local-task", "local-sync"):
-        keep_freed_host_memory()
 
     available = sorted(rt.query_available_drivers())
     if driver not in available:
@@ -321,6 +352,7 @@ class Runtime:
 
         self.driver = driver
         self.device = open_device(driver)
+        self._host_heap = driver in ("local-task", "local-sync") and HOST_HEAP.enabled()
         self.instance = rt.VmInstance()
         try:
             self.module = rt.VmModule.copy_buffer(self.instance, vmfb)
@@ -357,12 +389,13 @@ class Runtime:
         for a in arrays:
             args.push_ref(self._to_device(np.require(a, requirements="C")))  # keeps 0-d arrays 0-d
         rets = rt.VmVariantList(self._n_results or 4)
-        try:
-            self.ctx.invoke(self.function, args, rets)
-        except Exception as e:
-            raise SymhloError(f"the module failed on IREE driver '{self.driver}': "
-                              f"{' '.join(str(e).split())}") from None
-        return [self._to_host(rets, i) for i in range(len(rets))]
+        with HOST_HEAP if self._host_heap else _NO_HEAP:
+            try:
+                self.ctx.invoke(self.function, args, rets)
+            except Exception as e:
+                raise SymhloError(f"the module failed on IREE driver '{self.driver}': "
+                                  f"{' '.join(str(e).split())}") from None
+            return [self._to_host(rets, i) for i in range(len(rets))]
 
     # -- transfers -----------------------------------------------------------------------------
 
