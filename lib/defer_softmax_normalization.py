@@ -16,8 +16,8 @@ differs from the eager order by an ulp or so per element, like the reciprocal mu
 
 Runs on the copy for IREE, after symhlo-prepare-for-iree (whose proven reshapes are the
 `tensor.collapse_shape` the pattern looks through). Matched: a `stablehlo.dot_general` whose lhs
-contracts only over its last axis, a `?` one, and is, through an optional collapse_shape (keeping the last
-axis by itself) or a static reshape (with an equal last axis), a single-use multiply of a
+contracts only over its last axis, a `?` one, and is, through an optional collapse_shape keeping
+the last axis by itself (a `?` axis rules out a static stablehlo.reshape), a single-use multiply of a
 `stablehlo.exponential` by a broadcast that is constant along the last axis:
 
     %e = stablehlo.exponential %d : tensor<?x4x?x?xf32>
@@ -62,18 +62,31 @@ def _groups(op: ir.Operation) -> list[list[int]]:
 
 
 def _row_factor(b: ir.Value, rank: int) -> tuple[ir.Value, bool] | None:
-    """(operand, has a trailing unit axis) when `b` broadcasts it constant along the last axis."""
+    """(operand, has a trailing unit axis) when `b` broadcasts it along the last axis only.
+
+    Every leading axis must be known not to expand (equal static sizes, or listed in the
+    broadcast's `known_nonexpanding_dimensions`): the factor is reshaped like the lhs, which
+    would mix a size-1 axis broadcast along the batch into the wrong rows.
+    """
     op = defining_op(b)
     if op is None or op.name not in _BROADCASTS:
         return None
     x = op.operands[0]
-    xt = ir.RankedTensorType(x.type)
+    xt, bt = ir.RankedTensorType(x.type), ir.RankedTensorType(b.type)
     dims = _i64s(op.attributes["broadcast_dimensions"])
     if xt.rank == rank and dims == list(range(rank)) and xt.shape[-1] == 1:
-        return x, True
-    if xt.rank == rank - 1 and dims == list(range(rank - 1)):
-        return x, False
-    return None
+        unit = True
+    elif xt.rank == rank - 1 and dims == list(range(rank - 1)):
+        unit = False
+    else:
+        return None
+    hinted = (set(_i64s(op.attributes["known_nonexpanding_dimensions"]))
+              if "known_nonexpanding_dimensions" in op.attributes else set())
+    for a in range(rank - 1):
+        same = not is_dynamic(xt.shape[a]) and xt.shape[a] == bt.shape[a]
+        if not same and a not in hinted:
+            return None
+    return x, unit
 
 
 def match_normalized_contraction(dot: ir.Operation):
@@ -88,14 +101,9 @@ def match_normalized_contraction(dot: ir.Operation):
         return None
     reshape = defining_op(lhs)
     prod = lhs
-    if reshape is not None and reshape.name in ("tensor.collapse_shape", "stablehlo.reshape"):
+    if reshape is not None and reshape.name == "tensor.collapse_shape":
         src_t = ir.RankedTensorType(reshape.operands[0].type)
-        if reshape.name == "tensor.collapse_shape":
-            if _groups(reshape)[-1] != [src_t.rank - 1]:
-                return None
-        elif not (src_t.has_static_shape and lt.has_static_shape and src_t.shape[-1] == lt.shape[-1]):
-            return None
-        if not _only_use(lhs, dot):
+        if _groups(reshape)[-1] != [src_t.rank - 1] or not _only_use(lhs, dot):
             return None
         prod = reshape.operands[0]
     else:
@@ -148,10 +156,7 @@ def defer_softmax_normalization_past_dot(dot: ir.Operation) -> bool:
     if unit:
         r = _collapse(e, r, [[a] for a in range(rank - 2)] + [[rank - 2, rank - 1]])
     if reshape is not None:
-        if reshape.name == "tensor.collapse_shape":
-            r = _collapse(e, r, _groups(reshape)[:-1])
-        else:
-            r = e.hlo_reshape(r, lhs_t.shape[:-1])
+        r = _collapse(e, r, _groups(reshape)[:-1])
     # where the lhs's leading axes land in the result: batching dims first, then the free ones
     dn = dot_dimension_numbers(dot)
     batching = dn["lhs_batching_dimensions"]

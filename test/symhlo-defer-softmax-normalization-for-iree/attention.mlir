@@ -20,7 +20,24 @@ func.func @attention_dynamic_keys(%d: tensor<?x4x?x?xf32>, %r: tensor<?x4x?xf32>
   %n = tensor.dim %r, %c0 : tensor<?x4x?xf32>
   %q = tensor.dim %r, %c2 : tensor<?x4x?xf32>
   %x = tensor.expand_shape %r [[0], [1], [2, 3]] output_shape [%n, 4, %q, 1] : tensor<?x4x?xf32> into tensor<?x4x?x1xf32>
-  %b = stablehlo.dynamic_broadcast_in_dim %x, %s4, dims = [0, 1, 2, 3] : (tensor<?x4x?x1xf32>, tensor<4xi64>) -> tensor<?x4x?x?xf32>
+  %b = stablehlo.dynamic_broadcast_in_dim %x, %s4, dims = [0, 1, 2, 3] {known_expanding_dimensions = array<i64: 3>, known_nonexpanding_dimensions = array<i64: 0, 1, 2>} : (tensor<?x4x?x1xf32>, tensor<4xi64>) -> tensor<?x4x?x?xf32>
+  %p = stablehlo.multiply %e, %b : tensor<?x4x?x?xf32>
+  %l = tensor.collapse_shape %p [[0, 1], [2], [3]] : tensor<?x4x?x?xf32> into tensor<?x?x?xf32>
+  %o = stablehlo.dot_general %l, %v, batching_dims = [0] x [0], contracting_dims = [2] x [1] : (tensor<?x?x?xf32>, tensor<?x?x16xf32>) -> tensor<?x?x16xf32>
+  return %o : tensor<?x?x16xf32>
+}
+
+// -----
+
+// The factor's `?` batch axis might be 1 and broadcast (no hint says otherwise): collapsing it with
+// the heads would misplace rows, so it is left alone.
+// CHECK-LABEL: func @factor_batch_may_expand
+// CHECK:         %[[P:.*]] = stablehlo.multiply
+// CHECK:         %[[L:.*]] = tensor.collapse_shape %[[P]]
+// CHECK:         stablehlo.dot_general %[[L]], %arg2
+func.func @factor_batch_may_expand(%d: tensor<?x4x?x?xf32>, %r: tensor<?x4x?x1xf32>, %v: tensor<?x?x16xf32>, %s4: tensor<4xi64>) -> tensor<?x?x16xf32> {
+  %e = stablehlo.exponential %d : tensor<?x4x?x?xf32>
+  %b = stablehlo.dynamic_broadcast_in_dim %r, %s4, dims = [0, 1, 2, 3] {known_expanding_dimensions = array<i64: 3>, known_nonexpanding_dimensions = array<i64: 2>} : (tensor<?x4x?x1xf32>, tensor<4xi64>) -> tensor<?x4x?x?xf32>
   %p = stablehlo.multiply %e, %b : tensor<?x4x?x?xf32>
   %l = tensor.collapse_shape %p [[0, 1], [2], [3]] : tensor<?x4x?x?xf32> into tensor<?x?x?xf32>
   %o = stablehlo.dot_general %l, %v, batching_dims = [0] x [0], contracting_dims = [2] x [1] : (tensor<?x?x?xf32>, tensor<?x?x16xf32>) -> tensor<?x?x16xf32>
@@ -63,7 +80,7 @@ func.func @static_keys(%d: tensor<8x64x64xf32>, %r: tensor<8x64xf32>, %v: tensor
 // CHECK:         stablehlo.dot_general %[[P]], %arg2
 func.func @probabilities_also_returned(%d: tensor<?x?x?xf32>, %r: tensor<?x?xf32>, %v: tensor<?x?x16xf32>, %s3: tensor<3xi64>) -> (tensor<?x?x16xf32>, tensor<?x?x?xf32>) {
   %e = stablehlo.exponential %d : tensor<?x?x?xf32>
-  %b = stablehlo.dynamic_broadcast_in_dim %r, %s3, dims = [0, 1] : (tensor<?x?xf32>, tensor<3xi64>) -> tensor<?x?x?xf32>
+  %b = stablehlo.dynamic_broadcast_in_dim %r, %s3, dims = [0, 1] {known_expanding_dimensions = array<i64>, known_nonexpanding_dimensions = array<i64: 0, 1>} : (tensor<?x?xf32>, tensor<3xi64>) -> tensor<?x?x?xf32>
   %p = stablehlo.multiply %e, %b : tensor<?x?x?xf32>
   %o = stablehlo.dot_general %p, %v, batching_dims = [0] x [0], contracting_dims = [2] x [1] : (tensor<?x?x?xf32>, tensor<?x?x16xf32>) -> tensor<?x?x16xf32>
   return %o, %p : tensor<?x?x16xf32>, tensor<?x?x?xf32>
