@@ -214,8 +214,9 @@ class HostHeap:
     outside calls, PyTorch's included, are mapped as before), and freed heap up to 1 GiB is kept
     (M_TRIM_THRESHOLD, set once). A reused block costs a memset (IREE zeroes what it allocates)
     instead of page faults: 30.6 -> 15.8 ms at 512 keys, static 6.5 ms. The process keeps its
-    peak transient memory, as PyTorch's caching allocators do. SYMHLO_HOST_MALLOC=system leaves
-    glibc alone. Non-glibc platforms: nothing is set.
+    peak transient memory, as PyTorch's caching allocators do. Cost on small calls: two mallopt
+    calls, 6 us on a 160 us call (a 16x16 Linear at batch 8, interleaved in one process).
+    SYMHLO_HOST_MALLOC=system leaves glibc alone. Non-glibc platforms: nothing is set.
     """
 
     def __init__(self):
