@@ -176,6 +176,17 @@ def dot_numbers(lhs_contracting: Sequence[int], rhs_contracting: Sequence[int],
         rhs_contracting_dimensions=list(rhs_contracting))
 
 
+def reassociation_attr(groups: Sequence[Sequence[int]]) -> ir.ArrayAttr:
+    """A collapse_shape / expand_shape `reassociation` attribute: [[0, 1], [2]] -> [[0, 1], [2]]."""
+    return ir.ArrayAttr.get([ir.ArrayAttr.get([ir.IntegerAttr.get(_i64(), a) for a in g]) for g in groups])
+
+
+def reassociation_groups(op: ir.Operation) -> list[list[int]]:
+    """A collapse_shape / expand_shape op's `reassociation`, as lists of axes."""
+    return [[ir.IntegerAttr(a).value for a in ir.ArrayAttr(g)]
+            for g in ir.ArrayAttr(op.attributes["reassociation"])]
+
+
 def torch_constant_int(v: ir.Value) -> int | None:
     """The value of a `torch.constant.int`, else None."""
     d = defining_op(v)

@@ -41,7 +41,7 @@ from dataclasses import dataclass
 
 from torch_mlir import ir
 
-from .builder import OpBuilder, apply_patterns, dot_dimension_numbers
+from .builder import OpBuilder, apply_patterns, dot_dimension_numbers, reassociation_attr, reassociation_groups
 from .ir_util import defining_op, is_dynamic
 from .registry import Pass
 
@@ -55,10 +55,6 @@ def _only_use(v: ir.Value, user: ir.Operation) -> bool:
 
 def _i64s(attr: ir.Attribute) -> list[int]:
     return list(ir.DenseI64ArrayAttr(attr))
-
-
-def _groups(op: ir.Operation) -> list[list[int]]:
-    return [[ir.IntegerAttr(a).value for a in g] for g in ir.ArrayAttr(op.attributes["reassociation"])]
 
 
 def _row_factor(b: ir.Value, rank: int) -> tuple[ir.Value, bool] | None:
@@ -103,7 +99,7 @@ def match_normalized_contraction(dot: ir.Operation):
     prod = lhs
     if reshape is not None and reshape.name == "tensor.collapse_shape":
         src_t = ir.RankedTensorType(reshape.operands[0].type)
-        if _groups(reshape)[-1] != [src_t.rank - 1] or not _only_use(lhs, dot):
+        if reassociation_groups(reshape)[-1] != [src_t.rank - 1] or not _only_use(lhs, dot):
             return None
         prod = reshape.operands[0]
     else:
@@ -128,10 +124,8 @@ def _collapse(e: OpBuilder, v: ir.Value, groups: list[list[int]]) -> ir.Value:
         sizes = [t.shape[a] for a in g]
         shape.append(ir.ShapedType.get_dynamic_size() if any(is_dynamic(s) for s in sizes)
                      else math.prod(sizes))
-    i64 = ir.IntegerType.get_signless(64)
-    attr = ir.ArrayAttr.get([ir.ArrayAttr.get([ir.IntegerAttr.get(i64, a) for a in g]) for g in groups])
     return e.value("tensor.collapse_shape", [ir.RankedTensorType.get(shape, t.element_type)], [v],
-                   {"reassociation": attr})
+                   {"reassociation": reassociation_attr(groups)})
 
 
 def defer_softmax_normalization_past_dot(dot: ir.Operation) -> bool:
@@ -150,13 +144,13 @@ def defer_softmax_normalization_past_dot(dot: ir.Operation) -> bool:
         clone.operands[0] = exp
         lhs = clone.results[0]
     new_dot = e.value("stablehlo.dot_general", [out_t], [lhs, dot.operands[1]],
-                      {a.name: a.attr for a in (dot.attributes[i] for i in range(len(dot.attributes)))})
+                      {n: dot.attributes[n] for n in dot.attributes})
     # the row factor with the lhs's leading axes
     rank = ir.RankedTensorType(exp.type).rank
     if unit:
         r = _collapse(e, r, [[a] for a in range(rank - 2)] + [[rank - 2, rank - 1]])
     if reshape is not None:
-        r = _collapse(e, r, _groups(reshape)[:-1])
+        r = _collapse(e, r, reassociation_groups(reshape)[:-1])
     # where the lhs's leading axes land in the result: batching dims first, then the free ones
     dn = dot_dimension_numbers(dot)
     batching = dn["lhs_batching_dimensions"]

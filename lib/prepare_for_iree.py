@@ -61,7 +61,8 @@ from dataclasses import dataclass
 
 from torch_mlir import ir
 
-from .builder import OpBuilder, apply_patterns, dot_dimension_numbers, dot_numbers, gather_dimension_numbers, gather_numbers
+from .builder import (OpBuilder, apply_patterns, dot_dimension_numbers, dot_numbers, gather_dimension_numbers,
+                      gather_numbers, reassociation_attr)
 from .ir_util import create, defining_op, walk_ops, is_dynamic
 from .registry import Pass, PassFailure
 from .simplify_broadcasts import is_identity_broadcast
@@ -215,11 +216,6 @@ def _func_args(op: ir.Operation) -> list:
     return list(parent.regions[0].blocks[0].arguments) if parent is not None else []
 
 
-def _reassoc_attr(groups) -> ir.ArrayAttr:
-    i64 = ir.IntegerType.get_signless(64)
-    return ir.ArrayAttr.get([ir.ArrayAttr.get([ir.IntegerAttr.get(i64, a) for a in g]) for g in groups])
-
-
 def convert_stablehlo_dynamic_reshape_reassociation(op: ir.Operation, plan: ReshapePlan) -> None:
     """stablehlo.dynamic_reshape whose size facts prove it merges/splits adjacent axes ->
     tensor.collapse_shape and/or tensor.expand_shape (IREE fuses these; it cannot see through
@@ -277,13 +273,13 @@ def convert_stablehlo_dynamic_reshape_reassociation(op: ir.Operation, plan: Resh
             sizes = [plan.src_shape[i] for i in g]
             mid.append(dyn if any(is_dynamic(s) for s in sizes) else math.prod(sizes))
         mid_t = ir.RankedTensorType.get(mid, elt)
-        v = create("tensor.collapse_shape", [mid_t], [v], {"reassociation": _reassoc_attr(src_groups)},
+        v = create("tensor.collapse_shape", [mid_t], [v], {"reassociation": reassociation_attr(src_groups)},
                    loc=loc, ip=ip).result
     if any(len(g) > 1 for g in dst_groups):
         sizes = [dst_size(k) for k, s in enumerate(plan.dst_shape) if is_dynamic(s)]
         dst_t = ir.RankedTensorType.get(list(plan.dst_shape), elt)
         v = create("tensor.expand_shape", [dst_t], [v, *sizes],
-                   {"reassociation": _reassoc_attr(dst_groups),
+                   {"reassociation": reassociation_attr(dst_groups),
                     "static_output_shape": ir.DenseI64ArrayAttr.get(list(plan.dst_shape))},
                    loc=loc, ip=ip).result
     v = cast(v, result_t.shape)
@@ -394,8 +390,7 @@ def convert_stablehlo_dynamic_reshape(op: ir.Operation) -> None:
     if result_t.rank == 1 and src_rank >= 1:
         # Flattening to rank 1 is always the full collapse: no extents needed, and IREE folds it
         # (a 1-element index shape tensor would cross a dispatch boundary instead).
-        reassoc = ir.ArrayAttr.get([ir.ArrayAttr.get(
-            [ir.IntegerAttr.get(ir.IntegerType.get_signless(64), i) for i in range(src_rank)])])
+        reassoc = reassociation_attr([range(src_rank)])
         new = create("tensor.collapse_shape", [result_t], [x], {"reassociation": reassoc},
                      loc=loc, ip=ip).result
         op.results[0].replace_all_uses_with(new)
@@ -638,9 +633,7 @@ def apply_foreign_broadcast(op: ir.Operation, plan) -> None:
             before = [k for k, d in enumerate(dims) if d <= r]
             groups[before[-1] if before else 0].append(r)
         index = ir.IndexType.get()
-        i64 = ir.IntegerType.get_signless(64)
-        reassoc = ir.ArrayAttr.get([ir.ArrayAttr.get([ir.IntegerAttr.get(i64, r) for r in g])
-                                    for g in groups])
+        reassoc = reassociation_attr(groups)
         sizes = []
         for i, d in enumerate(dims):
             if is_dynamic(dst.shape[d]):
@@ -772,10 +765,9 @@ def convert_stablehlo_gather_unit_index_vector(op: ir.Operation) -> bool:
             or not any(is_dynamic(s) for s in idx_t.shape) or dn["operand_batching_dims"]):
         return False
     ip, loc = ir.InsertionPoint(op), op.location
-    i64 = ir.IntegerType.get_signless(64)
     groups = [[d] for d in range(idx_t.rank - 1)]
     groups[-1].append(idx_t.rank - 1)
-    reassoc = ir.ArrayAttr.get([ir.ArrayAttr.get([ir.IntegerAttr.get(i64, d) for d in g]) for g in groups])
+    reassoc = reassociation_attr(groups)
     flat_t = ir.RankedTensorType.get(list(idx_t.shape[:-1]), idx_t.element_type)
     flat = create("tensor.collapse_shape", [flat_t], [idx], {"reassociation": reassoc}, loc=loc, ip=ip).result
     op.attributes["dimension_numbers"] = gather_numbers(
@@ -798,11 +790,10 @@ def convert_stablehlo_dot_general_flatten(op: ir.Operation) -> bool:
             or not any(is_dynamic(s) for s in lt.shape[:-1])):
         return False
     ip, loc = ir.InsertionPoint(op), op.location
-    i64, index = ir.IntegerType.get_signless(64), ir.IndexType.get()
+    index = ir.IndexType.get()
     result_t = ir.RankedTensorType(op.results[0].type)
     dyn = ir.ShapedType.get_dynamic_size()
-    reassoc = ir.ArrayAttr.get([ir.ArrayAttr.get([ir.IntegerAttr.get(i64, d) for d in range(lt.rank - 1)]),
-                                ir.ArrayAttr.get([ir.IntegerAttr.get(i64, lt.rank - 1)])])
+    reassoc = reassociation_attr([range(lt.rank - 1), [lt.rank - 1]])  # rows merged, last axis kept
     flat = create("tensor.collapse_shape", [ir.RankedTensorType.get([dyn, lt.shape[-1]], lt.element_type)],
                   [lhs], {"reassociation": reassoc}, loc=loc, ip=ip).result
     attrs = {n: op.attributes[n] for n in op.attributes}
@@ -814,10 +805,8 @@ def convert_stablehlo_dot_general_flatten(op: ir.Operation) -> bool:
         if is_dynamic(result_t.shape[d]):
             c = create("arith.constant", [index], [], {"value": ir.IntegerAttr.get(index, d)}, loc=loc, ip=ip).result
             sizes.append(create("tensor.dim", [index], [lhs, c], loc=loc, ip=ip).result)
-    out_reassoc = ir.ArrayAttr.get([ir.ArrayAttr.get([ir.IntegerAttr.get(i64, d) for d in range(lt.rank - 1)]),
-                                    ir.ArrayAttr.get([ir.IntegerAttr.get(i64, lt.rank - 1)])])
     new = create("tensor.expand_shape", [result_t], [dot2, *sizes],
-                 {"reassociation": out_reassoc, "static_output_shape": ir.DenseI64ArrayAttr.get(list(result_t.shape))},
+                 {"reassociation": reassoc, "static_output_shape": ir.DenseI64ArrayAttr.get(list(result_t.shape))},
                  loc=loc, ip=ip).result
     op.results[0].replace_all_uses_with(new)
     op.erase()

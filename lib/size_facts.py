@@ -24,7 +24,7 @@ from typing import Any, Sequence
 
 from torch_mlir import ir
 
-from .builder import comparison_direction, dot_dimension_numbers
+from .builder import comparison_direction, dot_dimension_numbers, reassociation_groups
 from .ir_util import defining_op, is_dynamic
 
 Expr = Any  # int | list
@@ -282,8 +282,7 @@ class SizeFacts:
             if e is not None:
                 return e
         if name == "tensor.collapse_shape":
-            groups = [[ir.IntegerAttr(a).value for a in ir.ArrayAttr(g)]
-                      for g in ir.ArrayAttr(op.attributes["reassociation"])]
+            groups = reassociation_groups(op)
             total: Expr = 1
             for a in groups[axis]:
                 total = make("mul", total, self.dim(ops[0], a))

@@ -264,7 +264,6 @@ def open_device(driver: str):
     """The (process-cached) IREE HAL device for `driver`; DeviceError naming what is missing."""
     import iree.runtime as rt
 
-
     available = sorted(rt.query_available_drivers())
     if driver not in available:
         raise DeviceError(f"IREE driver '{driver}' is not compiled into this iree-base-runtime "
