@@ -3,7 +3,7 @@
     .venv/bin/python bench/flags.py --layers 2 --sizes 1x32,4x128,1x512 \
         --flagsets "default=;dt=--iree-opt-data-tiling;dt+uk=--iree-opt-data-tiling --iree-llvmcpu-enable-ukernels=all"
 
-Each flag set is added to runtime.TARGETS["cpu"]'s flags; a flag written `!--flag` is removed from
+Each flag set is added to targets.TARGETS["cpu"]'s flags; a flag written `!--flag` is removed from
 them instead (e.g. "no-dt=!--iree-global-opt-data-tiling"). Every (flag set, column) is compiled once
 (static: once per size) and all of them are timed interleaved at each size; the table gives the median
 ms and, per flag set, dyn/static and dyn/turbine. Writes bench/results/flags.md.
@@ -52,15 +52,15 @@ def main(argv=None) -> int:
     model = spec.make()
     bench.passtime.instrument()
 
-    from symhlo import runtime
+    from symhlo.backend import targets
 
-    base_flags, driver = runtime.TARGETS["cpu"]
+    base_flags, driver = targets.TARGETS["cpu"]
     fns: dict[str, dict] = {}     # column label -> size or None -> callable
     compile_s: dict[str, float] = {}
     for name, flags in flagsets.items():
         removed = {f[1:] for f in flags if f.startswith("!")}
         flags = [f for f in flags if not f.startswith("!")]
-        runtime.TARGETS["cpu"] = ([f for f in base_flags if f not in removed], driver)
+        targets.TARGETS["cpu"] = ([f for f in base_flags if f not in removed], driver)
         ns = argparse.Namespace(iree_flags=flags)
         runners = bench.Runners(ns, None)
         t0 = time.perf_counter()
@@ -85,9 +85,9 @@ def main(argv=None) -> int:
             except Exception as e:
                 print(f"{name}: turbine compile failed: {str(e)[:300]}", file=sys.stderr)
         print(f"compiled flag set {name}", file=sys.stderr, flush=True)
-    runtime.TARGETS["cpu"] = (base_flags, driver)
+    targets.TARGETS["cpu"] = (base_flags, driver)
 
-    TARGETS = runtime.TARGETS
+    TARGETS = targets.TARGETS
     med: dict[tuple, float] = {}
     for size in spec.sizes:
         x = spec.example(size)

@@ -120,7 +120,7 @@ class MLP(nn.Module):
 
 
 def transformer_block() -> nn.Module:
-    from symhlo.demo import TransformerBlock
+    from symhlo.tools.demo import TransformerBlock
 
     return TransformerBlock(d=64, heads=4)
 

@@ -77,10 +77,10 @@ def instrument() -> None:
 
     registry.run_pipeline = timed_run_pipeline
     # The modules that imported run_pipeline by name keep the old one: rebind theirs too.
-    import symhlo.compiler
-    import symhlo.export
+    from symhlo.backend import compiler
+    from symhlo.frontend import export
 
-    for mod in (symhlo.compiler, symhlo.export):
+    for mod in (compiler, export):
         if getattr(mod, "run_pipeline", None) is run_pipeline:
             mod.run_pipeline = timed_run_pipeline
     _installed = True

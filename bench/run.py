@@ -253,8 +253,9 @@ class Runners:
         """aot.export with the same dims, compiled with symhlo's iree-compile flags; a callable."""
         from iree.turbine import aot
 
-        from symhlo.compiler import iree_flags
-        from symhlo.runtime import TARGETS, Runtime
+        from symhlo.backend.compiler import iree_flags
+        from symhlo.backend.runtime import Runtime
+        from symhlo.backend.targets import TARGETS
 
         t0 = time.perf_counter()
         with torch.no_grad():
@@ -275,12 +276,12 @@ class Runners:
 
 
 class MemoizedIreeCompile:
-    """Installed over symhlo.compiler._iree_compile for the run: an IREE input compiled before
-    with the same flags returns the same vmfb (symhlo-opt's two modules are symhlo-static's and
-    one for the whole range, which symhlo-dyn compiled already)."""
+    """Installed over symhlo.backend.compiler._iree_compile for the run: an IREE input compiled
+    before with the same flags returns the same vmfb (symhlo-opt's two modules are symhlo-static's
+    and one for the whole range, which symhlo-dyn compiled already)."""
 
     def __init__(self):
-        import symhlo.compiler as sc
+        import symhlo.backend.compiler as sc
 
         self.sc, self.inner, self.cache, self.hits = sc, sc._iree_compile, {}, 0
 
@@ -308,7 +309,7 @@ def dispatch_count(stablehlo_text: str, extra_flags: list[str]) -> int:
     same preparation and flags as symhlo.compile)."""
     import iree.compiler as ic
 
-    import symhlo.compiler as sc
+    import symhlo.backend.compiler as sc
 
     flags = sc.iree_flags("cpu", None, extra_flags)
     demote = not sc._boundary_has_f64(stablehlo_text)
@@ -531,7 +532,7 @@ def model_target(spec: models.Spec) -> str:
 
 def write_report(results: list[ModelResult], depth: dict, args, columns: list[str], notes: list[str],
                  wall_s: float, out_dir: Path) -> str:
-    from symhlo.compiler import iree_flags
+    from symhlo.backend.compiler import iree_flags
 
     lines = [
         "# symhlo benchmark" + (" (quick)" if args.quick else ""),

@@ -371,8 +371,8 @@ def _cumsum_scan(b: TorchBuilder, cur: ir.Value, axis: int, rank: int, sizes, rd
 def convert_torch_aten_upsample_nearest_vec(op: ir.Operation) -> bool:
     """torch.aten.upsample_nearest{1,2}d.vec by a scale factor -> an error naming the op.
 
-    symhlo.decompositions lowers `size=`, integer scales, short binary fractional scales (1.5)
-    and any scale on a static axis before import. What reaches this pass is a fractional scale
+    symhlo.frontend.decompositions lowers `size=`, integer scales, short binary fractional scales
+    (1.5) and any scale on a static axis before import. What reaches this pass is a fractional scale
     on a `?` axis (1.3): torch sizes the output floor(n * 1.3) in double arithmetic, which no
     integer size arithmetic reproduces for every n, and torch-mlir would leave an unlegalized
     `torch.constant.float` at an unknown location. The error names this op at its source line:

@@ -15,7 +15,7 @@ a scatter region can express exactly, over `?` dims, in the form torch-mlir give
            scatter_dims_to_operand_dims = [0, 1], index_vector_dim = 2}
 
 Reducers: sum -> add, prod -> multiply, amax -> maximum, amin -> minimum (NaN propagates, as in
-eager). Only `include_self = true` reaches this pass: symhlo.decomp_select rewrites
+eager). Only `include_self = true` reaches this pass: symhlo.frontend.decompositions.select rewrites
 include_self=False (positions hit first reset to the reducer's identity) and `mean` (a sum and a
 count) before import. Anything else is an error naming the op.
 """

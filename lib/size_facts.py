@@ -13,8 +13,9 @@ Expressions are JSON-friendly trees over the function's argument sizes:
     ["eq" | "ne" | "lt" | "le" | "gt" | "ge", a, b], ["select", c, a, b]
     ["opaque", n, axis]         a size the analysis cannot express (equal only to itself)
 
-`evaluate` computes an expression from the argument shapes; python/symhlo/shape_assertions.py
-has the same semantics for call-time checks, without importing MLIR.
+`evaluate` computes an expression from the argument shapes;
+python/symhlo/contract/shape_assertions.py has the same semantics for call-time checks, without
+importing MLIR.
 """
 
 from __future__ import annotations

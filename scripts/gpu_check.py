@@ -31,7 +31,8 @@ from torch.export import Dim
 # -- the models ---------------------------------------------------------------------------------
 
 
-from symhlo.demo import TransformerBlock  # the demo's block: pre-norm causal attention + GELU MLP
+# the demo's block: pre-norm causal attention + GELU MLP
+from symhlo.tools.demo import TransformerBlock
 
 class Seed(nn.Module):
     """The feature request's example: `emb.expand(x.shape[0] * 2, -1, -1)`, x's batch dynamic."""
@@ -175,7 +176,8 @@ def _latency_ms(cm, args, repeats: int) -> float:
 def main(argv: Sequence[str] | None = None) -> int:
     """Runs the GPU suite; returns 0 when every model matched eager, 1 on a failure, 2 without a device."""
     import symhlo
-    from symhlo.runtime import TARGETS, open_device
+    from symhlo.backend.runtime import open_device
+    from symhlo.backend.targets import TARGETS
 
     p = argparse.ArgumentParser(prog="symhlo gpu-check", description=__doc__.splitlines()[0])
     p.add_argument("--target", default="cuda", choices=[t for t in TARGETS if t != "cpu"] + ["cpu"])

@@ -128,7 +128,7 @@ def main(argv=None) -> int:
     import iree.compiler as ic
 
     import symhlo
-    import symhlo.compiler as sc
+    import symhlo.backend.compiler as sc
 
     spec = models.gpt2(args.layers) if args.model == "gpt2" else models.block()
     sizes = [tuple(int(v) for v in s.split("x")) for s in args.sizes.split(",")]

@@ -1,11 +1,15 @@
-"""symhlo: PyTorch models with unbounded dynamic dims -> pure, portable StableHLO -> IREE."""
+"""symhlo: PyTorch models with unbounded dynamic dims -> pure, portable StableHLO -> IREE.
 
+The public API only. The package is built in floors whose imports point one way (README
+"Layout"): tools -> backend -> frontend -> contract -> errors, stages.
+"""
+
+from .backend.compiler import CompiledModule, compile, load
+from .backend.dynamo import register as _register_backend, symhlo_backend
+from .contract.inputs import Input, Profile
 from .errors import CompileError, DeviceError, ShapeError, SymhloError, UnsupportedOpError
-from .inputs import Input, Profile
-from .export import StableHLOProgram, export
-from .compiler import CompiledModule, compile, load, stats
-from .stages import Stage
-from .backend import register as _register_backend, symhlo_backend
+from .frontend.export import StableHLOProgram, export
+from .stages import Stage, stats
 
 _register_backend()  # torch.compile(backend="symhlo") works without reinstalling the entry point
 

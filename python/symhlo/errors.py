@@ -1,4 +1,4 @@
-"""symhlo's exception classes: every error a user can see is a SymhloError."""
+"""symhlo's exception classes (floor 0): every error a user can see is a SymhloError."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""The ordered compile stages, with timing, progress reporting and process-wide counters."""
+"""The ordered compile stages (floor 0), with timing, progress reporting and process-wide
+counters."""
 
 from __future__ import annotations
 

@@ -38,7 +38,7 @@ def test_registered_on_import_and_declared_as_entry_point():
     assert lookup_backend("symhlo") is symhlo.symhlo_backend
     pyproject = tomllib.loads((Path(__file__).parents[2] / "pyproject.toml").read_text())
     assert pyproject["project"]["entry-points"]["torch_dynamo_backends"]["symhlo"] == \
-        "symhlo.backend:symhlo_backend"
+        "symhlo.backend.dynamo:symhlo_backend"
     eps = importlib.metadata.entry_points(group="torch_dynamo_backends")
     assert "symhlo" in eps.names
 

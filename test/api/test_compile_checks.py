@@ -206,7 +206,7 @@ def test_unreadable_size_guards_are_reported_not_dropped():
     import sympy
     from types import SimpleNamespace
 
-    from symhlo.dims import InputSpec, relations_from_guards
+    from symhlo.contract.dims import InputSpec, relations_from_guards
 
     n = sympy.Symbol("s0", integer=True, positive=True)
     ep = SimpleNamespace(_guards_code=[

@@ -14,7 +14,7 @@ import torch
 from torch.export import Dim
 
 import symhlo
-from symhlo import cli
+from symhlo.tools import cli
 
 
 class TwoInputs(torch.nn.Module):
@@ -266,7 +266,7 @@ def test_crashing_pass_becomes_compile_error_naming_pass_and_repro(monkeypatch):
 
 
 def test_crashing_iree_preparation_pass_keeps_its_cause(monkeypatch):
-    from symhlo.compiler import prepare_for_iree
+    from symhlo.backend.compiler import prepare_for_iree
     from symhlo.passes.prepare_for_iree import PrepareForIree
 
     prog = symhlo.export(TwoInputs(), (torch.randn(3, 4), torch.randn(5, 4)),

@@ -1,4 +1,5 @@
-"""CPU calls serve IREE's large host blocks from glibc's heap, kept for reuse (runtime.HOST_HEAP).
+"""CPU calls serve IREE's large host blocks from glibc's heap, kept for reuse
+(backend.host_heap.HOST_HEAP).
 
 A module with `?` dims gets one transient allocation per call summed over all its intermediates;
 above glibc's 32 MB mmap ceiling each call mapped and unmapped fresh pages. What must hold: the
@@ -22,7 +23,7 @@ from torch.export import Dim
 import symhlo
 
 GLIBC = platform.system() == "Linux" and platform.libc_ver()[0] == "glibc"
-_PROBE = ("import symhlo, torch, symhlo.runtime as r\n"
+_PROBE = ("import symhlo, torch, symhlo.backend.host_heap as r\n"
           "cm = symhlo.compile(torch.nn.ReLU(), (torch.ones(3) * 2,))\n"
           "print(r.HOST_HEAP.enabled(), cm(torch.ones(3) * 2).tolist(), r.HOST_HEAP._active)\n")
 

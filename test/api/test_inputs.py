@@ -4,7 +4,7 @@ import pytest
 import torch
 
 import symhlo
-from symhlo.inputs import inputs_to_export_spec, profile_groups, symbol_ranges
+from symhlo.contract.inputs import inputs_to_export_spec, profile_groups, symbol_ranges
 
 
 def test_named_shape_is_dynamic_from_one_to_unbounded():

@@ -26,7 +26,7 @@ class Encoderish(torch.nn.Module):
 
 
 def _cli(*argv: str) -> subprocess.CompletedProcess:
-    code = ("import sys\nfrom symhlo.cli import main\nrc = main(sys.argv[1:])\n"
+    code = ("import sys\nfrom symhlo.tools.cli import main\nrc = main(sys.argv[1:])\n"
             "assert 'transformers' not in sys.modules, 'the CLI imported transformers'\n"
             "sys.exit(rc)")
     return subprocess.run([sys.executable, "-c", code, *argv], capture_output=True, text=True,

@@ -1,13 +1,13 @@
 """Every e2e model through the file path: `torch.export.save` -> `symhlo compile M.pt2` ->
 `symhlo run M.symhlo --input @x.npy ...`, with results compared to eager PyTorch.
 
-A `.pt2` is the CLI's main input, and torch.export.load rebuilds a program whose shape env has
-lost what the export's had (the Dim names, the >= 2 tracing assumption, the input guards), so
-this path once refused programs `symhlo.compile(ep)` took. The models are the ones the other
-e2e tests pass to `check_model`: each e2e test function is run with a recording `check_model`
-(nothing compiled there), and each recorded model is exported, saved, compiled by the CLI once,
-and run by the CLI at every size the e2e test uses. The CLI runs in-process (`symhlo.cli.main`,
-the console script's entry point) to keep the suite's time down.
+A `.pt2` is the CLI's main input, and torch.export.load rebuilds a program whose shape env has lost
+what the export's had (the Dim names, the >= 2 tracing assumption, the input guards), so this path
+once refused programs `symhlo.compile(ep)` took. The models are the ones the other e2e tests pass to
+`check_model`: each e2e test function is run with a recording `check_model` (nothing compiled
+there), and each recorded model is exported, saved, compiled by the CLI once, and run by the CLI at
+every size the e2e test uses. The CLI runs in-process (`symhlo.tools.cli.main`, the console script's
+entry point) to keep the suite's time down.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ import torch.utils._pytree as pytree
 from torch.export import Dim
 
 import symhlo
-from symhlo import cli
+from symhlo.tools import cli
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "e2e"))  # the e2e models and harness
 

@@ -159,7 +159,7 @@ def test_iree_input_lowers_dynamic_windows_to_linalg():
     """The portable StableHLO keeps convolution / reduce_window; only IREE's copy gets linalg
     (the convolution as im2col: a linalg.generic gathering patches, then one dot_general)."""
     import symhlo
-    from symhlo.compiler import prepare_for_iree
+    from symhlo.backend.compiler import prepare_for_iree
 
     from e2e_harness import op_names
 

@@ -2,10 +2,11 @@
 batch and H/W, one compiled module each.
 
 adaptive_avg_pool2d to sizes other than 1x1 goes through symhlo's matmul decomposition
-(symhlo.decompositions.adaptive_avg_pool2d): torch's specializes H/W to the example's (Python
-branches on the SymInt sizes; see test_gaps_gather.py). Sizes include H/W not divisible by the
-output and H/W smaller than it (overlapping windows). group_norm goes through
-symhlo.decompositions.native_group_norm (torch's uses as_strided with symbolic sizes).
+(symhlo.frontend.decompositions.basic.adaptive_avg_pool2d): torch's specializes H/W to the example's
+(Python branches on the SymInt sizes; see test_gaps_gather.py). Sizes include H/W not divisible by
+the output and H/W smaller than it (overlapping windows). group_norm goes through
+symhlo.frontend.decompositions.basic.native_group_norm (torch's uses as_strided with symbolic
+sizes).
 """
 
 from __future__ import annotations

@@ -1,13 +1,13 @@
 """Gathers with batch, H and W all `?`, and decompositions that specialize a `?` size.
 
-The wrong values once seen from `F.adaptive_avg_pool2d(x, (2, 3))` with b, H, W dynamic did not
-come from the gather lowering, symhlo's broadcast passes or IREE: torch's decomposition of
-`_adaptive_avg_pool2d` branches in Python on the SymInt sizes (`H % oh == 0` picks avg_pool2d
-with the example's kernel; otherwise the window loop is unrolled to the example's maximum window
-length). `run_decompositions` records those guards only in `ep._guards_code`, which the FX importer
-drops, so the imported graph was valid only at sizes like the example's. Run eagerly without its
-guards, the decomposed graph gives the same wrong values IREE gave. symhlo now rejects such a
-graph (symhlo.importer.reject_decomposition_guards); its own adaptive_avg_pool2d decomposition
+The wrong values once seen from `F.adaptive_avg_pool2d(x, (2, 3))` with b, H, W dynamic did not come
+from the gather lowering, symhlo's broadcast passes or IREE: torch's decomposition of
+`_adaptive_avg_pool2d` branches in Python on the SymInt sizes (`H % oh == 0` picks avg_pool2d with
+the example's kernel; otherwise the window loop is unrolled to the example's maximum window length).
+`run_decompositions` records those guards only in `ep._guards_code`, which the FX importer drops, so
+the imported graph was valid only at sizes like the example's. Run eagerly without its guards, the
+decomposed graph gives the same wrong values IREE gave. symhlo now rejects such a graph
+(symhlo.frontend.refusals.reject_decomposition_guards); its own adaptive_avg_pool2d decomposition
 (two averaging matmuls) keeps the sizes symbolic.
 
 The explicit gathers below index with tensors whose `?` sizes are computed (h // 2,
@@ -70,7 +70,7 @@ def test_gather_with_batch_h_w_dynamic(model):
 def test_specializing_decomposition_is_rejected(monkeypatch, example):
     """torch's own _adaptive_avg_pool2d decomposition fixes kernel sizes / window counts to the
     example's: export must raise instead of compiling a program that is wrong at other sizes."""
-    import symhlo.decompositions as decompositions
+    import symhlo.frontend.decompositions as decompositions
 
     table = decompositions.symhlo_decompositions
     monkeypatch.setattr(decompositions, "symhlo_decompositions", lambda: {

@@ -1,13 +1,13 @@
 """Reflect padding and nearest interpolation to a given size with `?` dims, one compiled module each.
 
-Reflect padding by symbolic amounts (`(4 - n % 4) % 4`) or by constants along a `?` axis goes through
-symhlo.decompositions.reflection_pad (index_select + cat; torch's decomposition feeds the SymInt
-size to `aten.sub.Tensor`, which torch-mlir's importer emits on a `!torch.int`). Nearest
-interpolation with `size=` (derived from the input's sizes, or another tensor's shape) and with
-short binary fractional scale factors (1.5, 2.5) goes through
-symhlo.decompositions.upsample_nearest_sized: a power-of-two ratio that holds for every size
-repeats elements, anything else gathers the source index torch's kernel computes in float32.
-Other fractional scales (1.3) raise UnsupportedOpError naming the op and the source line.
+Reflect padding by symbolic amounts (`(4 - n % 4) % 4`) or by constants along a `?` axis goes
+through symhlo.frontend.decompositions.basic.reflection_pad (index_select + cat; torch's
+decomposition feeds the SymInt size to `aten.sub.Tensor`, which torch-mlir's importer emits on a
+`!torch.int`). Nearest interpolation with `size=` (derived from the input's sizes, or another
+tensor's shape) and with short binary fractional scale factors (1.5, 2.5) goes through
+symhlo.frontend.decompositions.basic.upsample_nearest_sized: a power-of-two ratio that holds for
+every size repeats elements, anything else gathers the source index torch's kernel computes in
+float32. Other fractional scales (1.3) raise UnsupportedOpError naming the op and the source line.
 Sizes include each range's minimum, sizes not a multiple of the padding's 4 / 8, and a large one.
 """
 

@@ -2,9 +2,10 @@
 norm, dist, cdist, pdist, rms_norm, addmv, isclose, fmax / fmin, searchsorted, histc, histogram.
 
 torch-mlir lowers none of these with `?` dims (or, fmax / fmin, only for equal shapes);
-symhlo.decomp_select rewrites them with eager's formulas: isclose's rule, searchsorted's binary
-search step by step (so NaN in the sequence gives eager's index), histc / histogram's binning
-with bin edges from eager's fused-multiply-add linspace. One module per test, three sizes.
+symhlo.frontend.decompositions.select rewrites them with eager's formulas: isclose's rule,
+searchsorted's binary search step by step (so NaN in the sequence gives eager's index), histc /
+histogram's binning with bin edges from eager's fused-multiply-add linspace. One module per test,
+three sizes.
 """
 
 from __future__ import annotations

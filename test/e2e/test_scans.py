@@ -2,10 +2,10 @@
 linalg.vander, with ties and NaN.
 
 torch-mlir has no StableHLO lowering of cumprod, cummax or cummin, and its logcumsumexp becomes a
-cumsum after symhlo's cumsum lowering ran. symhlo.decomp_select scans with a masked reduction
-over the triangle j <= i when the axis is bounded by 1024, and with a log-step scan (31 steps of
-gathers combined by 2-element reductions) when it is longer or unbounded: the two inputs below
-take one form each, so each test compiles one module that runs both.
+cumsum after symhlo's cumsum lowering ran. symhlo.frontend.decompositions.select scans with a masked
+reduction over the triangle j <= i when the axis is bounded by 1024, and with a log-step scan (31
+steps of gathers combined by 2-element reductions) when it is longer or unbounded: the two inputs
+below take one form each, so each test compiles one module that runs both.
 """
 
 from __future__ import annotations

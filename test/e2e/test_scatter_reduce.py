@@ -3,8 +3,8 @@ with and without self), index_reduce, scatter(reduce=), put, masked_scatter, emb
 max_norm, embedding_bag (sum / mean / max, padding_idx, per-sample weights, include_last_offset),
 segment_reduce, nonzero_static.
 
-torch-mlir lowers none of these to StableHLO; symhlo-lower-torch-scatter-reduce gives
-scatter_reduce a stablehlo.scatter with its reducer and symhlo.decomp_select builds the rest on
+torch-mlir lowers none of these to StableHLO; symhlo-lower-torch-scatter-reduce gives scatter_reduce
+a stablehlo.scatter with its reducer and symhlo.frontend.decompositions.select builds the rest on
 it. Indices are drawn per call so that they are valid at every size; duplicates are everywhere
 except where eager's result would depend on the order of writes (plain scatter / put).
 """

@@ -3,7 +3,7 @@ compiled module per test, compared with eager PyTorch at three or more sizes.
 
 Dims are `Dim.AUTO`, as a user exporting without naming them gets: torch.export then guards its
 own size arithmetic (`n - 3 != 1`, `n - 3 >= 1` for `x[:, 1:-2]`), and the decompositions run
-before import guard again (`n - 3 > 1` in a contiguity check). symhlo.importer accepts a
+before import guard again (`n - 3 > 1` in a contiguity check). symhlo.frontend.importer accepts a
 decomposition's guard only where no sizes within the ranges and torch.export's guards (which
 the call-time checks enforce) break it.
 """

@@ -1,10 +1,10 @@
 """Sorting and selection over `?` dims vs eager: sort, argsort, msort, topk, kthvalue, median,
 nanmedian, mode, with ties and NaN.
 
-torch-mlir's sort lowering did not verify over `?` dims and, even static, left NaN where it was
-(its comparator was a bare GT); symhlo-lower-torch-sort sorts with NaN as the largest value and
-equal keys in input order (eager's stable order), and symhlo.decomp_select builds the selection
-ops on that sort. Each test compiles one module and runs it at three or more sizes.
+torch-mlir's sort lowering did not verify over `?` dims and, even static, left NaN where it was (its
+comparator was a bare GT); symhlo-lower-torch-sort sorts with NaN as the largest value and equal
+keys in input order (eager's stable order), and symhlo.frontend.decompositions.select builds the
+selection ops on that sort. Each test compiles one module and runs it at three or more sizes.
 
 Where eager's index among equal values is unspecified (topk: partial_sort / nth_element,
 kthvalue: quickselect, median: nth_element, the unstable sort past 16 elements), the inputs

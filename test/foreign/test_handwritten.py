@@ -10,7 +10,7 @@ import pytest
 import torch
 
 import symhlo
-from symhlo.cli import main as cli
+from symhlo.tools.cli import main as cli
 
 HERE = Path(__file__).resolve().parent / "handwritten"
 

@@ -17,7 +17,7 @@ import pytest
 import torch
 
 import symhlo
-from symhlo.cli import main as cli
+from symhlo.tools.cli import main as cli
 
 CORPUS = Path(__file__).resolve().parent / "jax"
 CASES = sorted(p.stem for p in CORPUS.glob("*.mlir"))

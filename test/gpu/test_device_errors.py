@@ -15,7 +15,7 @@ import torch
 from torch.export import Dim
 
 import symhlo
-from symhlo.compiler import CompiledModule, compile_to_vmfb
+from symhlo.backend.compiler import CompiledModule, compile_to_vmfb
 
 from gpu_harness import GPU_CHECK, ROOT
 
@@ -89,7 +89,7 @@ def test_saved_module_with_edited_target_is_refused(prog, vmfbs, tmp_path):
     import json
     import struct
 
-    from symhlo.compiler import _header_digest
+    from symhlo.backend.compiler import _header_digest
 
     cm = CompiledModule(vmfbs["cuda"], prog.symbols, target="cuda", out_spec=prog.out_spec)
     path = tmp_path / "m.symhlo"
@@ -129,7 +129,7 @@ def test_missing_devices_name_the_driver(prog, vmfbs, tmp_path):
     CompiledModule(vmfbs["cuda"], prog.symbols, target="cuda", out_spec=prog.out_spec).save(path)
     r = _run_without_devices("""
         import json, sys, torch, symhlo
-        from symhlo.runtime import open_device
+        from symhlo.backend.runtime import open_device
         out = {}
         for d in ("cuda", "hip", "vulkan"):
             try:

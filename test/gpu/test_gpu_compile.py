@@ -10,8 +10,8 @@ import pytest
 import iree.compiler as ic
 
 import symhlo
-from symhlo.compiler import compile_to_vmfb
-from symhlo.runtime import _CUDA_SM80_DEVICE, target_flags, vmfb_signature, vmfb_targets
+from symhlo.backend.compiler import compile_to_vmfb
+from symhlo.backend.targets import _CUDA_SM80_DEVICE, target_flags, vmfb_signature, vmfb_targets
 
 from gpu_harness import SUITE, exported, main_signature, vmfb_signature_types
 

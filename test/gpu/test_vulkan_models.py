@@ -12,7 +12,8 @@ import torch
 from torch.export import Dim
 
 import symhlo
-from symhlo.runtime import open_device, vmfb_signature, vmfb_targets
+from symhlo.backend.runtime import open_device
+from symhlo.backend.targets import vmfb_signature, vmfb_targets
 
 from gpu_harness import CASES, SUITE, compare, exported, main_signature, vmfb_signature_types
 

@@ -79,7 +79,7 @@ def _tool_main(tool: str):
         import runpy
 
         return runpy.run_path(OPT_LAUNCHER, run_name="symhlo_opt_launcher")["main"]
-    from symhlo.cli import main
+    from symhlo.tools.cli import main
 
     return main
 

@@ -4,8 +4,9 @@
 wrapped so that any call reaching the device fails the test. Strided and non-contiguous tensors
 are not errors: they must run and match eager.
 
-The size rule: every axis of every input must be <= 2**31 - 1 (symhlo.dims.MAX_DIM_SIZE). The
-programs read sizes with stablehlo.get_dimension_size, which returns i32; size arithmetic is i64.
+The size rule: every axis of every input must be <= 2**31 - 1 (symhlo.contract.dims.MAX_DIM_SIZE).
+The programs read sizes with stablehlo.get_dimension_size, which returns i32; size arithmetic is
+i64.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import pytest
 import torch
 
 import symhlo
-from symhlo.dims import MAX_DIM_SIZE
+from symhlo.contract.dims import MAX_DIM_SIZE
 
 from hardening_models import TwoInputs, two_inputs_example
 

@@ -15,7 +15,7 @@ import pytest
     (["run", "m.vmfb", "--nope"], r"symhlo: error: unrecognized arguments: --nope"),
 ])
 def test_usage_error_exits_1(argv, pattern):
-    proc = subprocess.run([sys.executable, "-m", "symhlo.cli", *argv], capture_output=True,
+    proc = subprocess.run([sys.executable, "-m", "symhlo.tools.cli", *argv], capture_output=True,
                           text=True, timeout=120)
     assert proc.returncode == 1, proc.stderr
     assert "Traceback" not in proc.stderr

@@ -3,8 +3,9 @@ version-mismatched or crafted file raises SymhloError and runs nothing from it.
 
 "Runs nothing" is checked by making every code-loading door fail the test while symhlo.load runs
 (pickle, torch.load, eval/exec, importlib, sympy.sympify), and by recording whether IREE was handed
-the bytes (symhlo.runtime.Runtime): a damaged file must be refused before IREE parses any of it.
-Crafted headers recompute `header_sha256`, as an attacker would: the checksum only catches damage.
+the bytes (symhlo.backend.runtime.Runtime): a damaged file must be refused before IREE parses any of
+it. Crafted headers recompute `header_sha256`, as an attacker would: the checksum only catches
+damage.
 """
 
 from __future__ import annotations
@@ -25,8 +26,8 @@ import pytest
 import torch
 
 import symhlo
-from symhlo import compiler
-from symhlo.compiler import CompiledModule
+from symhlo.backend import compiler
+from symhlo.backend.compiler import CompiledModule
 
 from hardening_models import TwoInputs, two_inputs_example
 

@@ -1,6 +1,6 @@
 """Concurrency: one compiled module called from 8 threads at once, and compiles in parallel threads.
 
-CompiledModule keeps one IREE context per thread (symhlo.runtime.Runtime); MLIR contexts are
+CompiledModule keeps one IREE context per thread (symhlo.backend.runtime.Runtime); MLIR contexts are
 per compile. Each thread starts at a barrier so the calls really overlap, and every result is
 compared with eager PyTorch for that thread's own sizes.
 """

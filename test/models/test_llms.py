@@ -8,10 +8,10 @@ differ from the example in both axes; the result comes back as the model's own M
 compared with eager (models_harness.check_model). A padded batch (zeros at the end of the mask)
 runs the attention-mask path.
 
-What made them fail before (issue 10): the rotary `inv_freq` buffers are non-persistent and live
-in `ep.constants`, which torch-mlir's FX importer never looked in (symhlo.importer._FrozenState);
-GPT-2's sdpa path did a `view` that torch's flash-attention decomposition had made invalid
-(symhlo.decompositions.sdpa_flash_for_cpu).
+What made them fail before (issue 10): the rotary `inv_freq` buffers are non-persistent and live in
+`ep.constants`, which torch-mlir's FX importer never looked in
+(symhlo.frontend.importer._FrozenState); GPT-2's sdpa path did a `view` that torch's flash-attention
+decomposition had made invalid (symhlo.frontend.decompositions.basic.sdpa_flash_for_cpu).
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ import torch.nn.functional as F
 from torch.export import Dim
 
 import symhlo
-import symhlo.decompositions as decompositions
+import symhlo.frontend.decompositions as decompositions
 
 _table = decompositions.symhlo_decompositions
 aten = torch.ops.aten

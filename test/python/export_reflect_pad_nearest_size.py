@@ -1,6 +1,6 @@
-# symhlo.decompositions: reflect padding by a symbolic amount, and nearest interpolation to a
-# symbolic size, stay `?` and gather by computed indices (no size pinned to the example's).
-# RUN: %python %s | FileCheck %s
+# symhlo.frontend.decompositions: reflect padding by a symbolic amount, and nearest interpolation to
+# a symbolic size, stay `?` and gather by computed indices (no size pinned to the example's). RUN:
+# %python %s | FileCheck %s
 
 import torch
 import torch.nn.functional as F

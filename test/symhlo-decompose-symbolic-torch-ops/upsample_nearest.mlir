@@ -1,6 +1,6 @@
 // RUN: symhlo-opt --symhlo-decompose-symbolic-torch-ops --split-input-file --verify-diagnostics %s | FileCheck %s
 
-// Nearest upsampling that reaches the torch dialect: symhlo.decompositions already lowered
+// Nearest upsampling that reaches the torch dialect: symhlo.frontend.decompositions already lowered
 // `size=`, integer scales, short binary fractions and static axes, so what is left with a
 // fractional scale (on a `?` axis) is named as unsupported at its location, instead of failing
 // later on an unlegalized torch.constant.float at an unknown location.

@@ -47,7 +47,8 @@ func.func @scatter_prod_dim1(%arg0: !torch.vtensor<[?,?],f32>, %arg1: !torch.vte
 
 // -----
 
-// include_self=False is rewritten before import (symhlo.decomp_select); here it is an error.
+// include_self=False is rewritten before import (symhlo.frontend.decompositions.select); here it is
+// an error.
 func.func @scatter_without_self(%arg0: !torch.vtensor<[?],f32>, %arg1: !torch.vtensor<[?],si64>, %arg2: !torch.vtensor<[?],f32>) -> !torch.vtensor<[?],f32> {
   %int0 = torch.constant.int 0
   %str = torch.constant.str "sum"

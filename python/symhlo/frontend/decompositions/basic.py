@@ -1,5 +1,7 @@
-"""ATen decompositions symhlo adds to torch-mlir's table before import, for ops whose upstream
-lowering loses or cannot express a symbolic size.
+"""ATen decompositions symhlo adds to torch-mlir's table before import (floor 2, frontend
+decompositions), for ops whose upstream lowering loses or cannot express a symbolic size, for ops
+without a family module of their own (nearest upsampling, adaptive average pooling, group norm,
+reflection padding, CPU flash attention, remainder, roll, tan, clamp).
 
 Each one rewrites an op into ATen ops that torch-mlir lowers to StableHLO with the sizes kept
 symbolic (`?`); none of them pins a size to the example's.
@@ -8,10 +10,11 @@ symbolic (`?`); none of them pins a size to the example's.
 from __future__ import annotations
 
 import math
-from typing import Callable
 
 import numpy as np
 import torch
+
+from .pooling import adaptive_mean_along
 
 aten = torch.ops.aten
 
@@ -52,21 +55,19 @@ def upsample_nearest_vec(x: torch.Tensor, output_size, scale_factors) -> torch.T
 
 
 def adaptive_avg_pool2d(x: torch.Tensor, output_size) -> torch.Tensor:
-    """aten._adaptive_avg_pool2d over `?` H/W to a size other than 1x1 -> a masked window mean
-    per axis (symhlo.pooling.adaptive_mean_along), with the window bounds torch uses (start =
-    i*H // oh, end = ceil((i+1)*H / oh)). torch's own
-    decomposition branches in Python on the SymInt sizes: H % oh == 0 picks avg_pool2d with the
-    example's kernel, otherwise a gather whose window loop is unrolled to the example's longest
-    window. Those guards land only in ep._guards_code, so its graph is right at the example's
-    sizes only (IREE and symhlo's passes ran it faithfully; symhlo.importer now rejects such
-    graphs). Static H/W and the 1x1 case (a mean) keep the default path.
+    """aten._adaptive_avg_pool2d over `?` H/W to a size other than 1x1 -> a masked window mean per
+    axis (pooling.adaptive_mean_along), with the window bounds torch uses (start = i*H // oh, end =
+    ceil((i+1)*H / oh)). torch's own decomposition branches in Python on the SymInt sizes: H % oh ==
+    0 picks avg_pool2d with the example's kernel, otherwise a gather whose window loop is unrolled
+    to the example's longest window. Those guards land only in ep._guards_code, so its graph is
+    right at the example's sizes only (IREE and symhlo's passes ran it faithfully;
+    symhlo.frontend.refusals now rejects such graphs). Static H/W and the 1x1 case (a mean) keep the
+    default path.
     """
     out = [int(o) for o in output_size] if None not in tuple(output_size) else None
     if x.dim() not in (3, 4) or out is None or out == [1, 1] \
             or all(isinstance(s, int) for s in x.shape[-2:]):
         return NotImplemented
-    from .pooling import adaptive_mean_along
-
     # A masked mean per axis (not P_h @ x @ P_w^T: its zero weights spread an inf or NaN to
     # every window, 0 * inf = NaN).
     return adaptive_mean_along(adaptive_mean_along(x, x.dim() - 2, out[0]), x.dim() - 1, out[1])
@@ -154,7 +155,7 @@ def _nearest_index(n, out, inv_scale: float | None) -> torch.Tensor:
     return torch.minimum(idx, torch.full((), n - 1, dtype=torch.int64))
 
 
-def _fraction(scale: float, max_den: int = 1 << 16):
+def fraction(scale: float, max_den: int = 1 << 16):
     """scale as p / q when it is a binary fraction with a small denominator (1.5, 0.75), else None."""
     from fractions import Fraction
 
@@ -186,7 +187,7 @@ def upsample_nearest_sized(x: torch.Tensor, output_size, scale_factors) -> torch
             return NotImplemented
         outs = []
         for a, s in enumerate(scale_factors):
-            n, pq = x.shape[2 + a], _fraction(float(s))
+            n, pq = x.shape[2 + a], fraction(float(s))
             if isinstance(n, int):
                 outs.append(math.floor(n * float(s)))   # torch's double arithmetic, exactly
             elif pq is not None:
@@ -358,35 +359,3 @@ def clamp_tensor(x, min=None, max=None):
     if max is not None:
         out = torch.minimum(out, max)
     return out
-
-
-def symhlo_decompositions() -> dict[torch._ops.OpOverload, Callable]:
-    """The decompositions symhlo applies on top of torch-mlir's table."""
-    from .decomp_select import select_decompositions
-    from .decomp_shapes import shape_decompositions
-    from .indexing import indexing_decompositions
-    from .pooling import pooling_decompositions
-    from .special import special_decompositions
-    from .views import as_strided_view
-
-    return {
-        **pooling_decompositions(),
-        **shape_decompositions(),
-        **indexing_decompositions(),
-        **special_decompositions(),
-        **select_decompositions(),
-        aten.as_strided.default: as_strided_view,
-        aten.upsample_nearest1d.vec: upsample_nearest,
-        aten.upsample_nearest2d.vec: upsample_nearest,
-        aten._adaptive_avg_pool2d.default: adaptive_avg_pool2d,
-        aten.native_group_norm.default: native_group_norm,
-        aten.reflection_pad1d.default: reflection_pad,
-        aten.reflection_pad2d.default: reflection_pad,
-        aten._scaled_dot_product_flash_attention_for_cpu.default: sdpa_flash_for_cpu,
-        aten.remainder.Tensor: remainder,
-        aten.remainder.Scalar: remainder,
-        aten.remainder.Scalar_Tensor: remainder,
-        aten.tan.default: tan,
-        aten.roll.default: roll,
-        aten.clamp.Tensor: clamp_tensor,
-    }

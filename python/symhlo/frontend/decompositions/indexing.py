@@ -1,4 +1,5 @@
-"""Decompositions for ATen's indexing ops that accept negative indices.
+"""Decompositions for ATen's indexing ops that accept negative indices (floor 2, frontend
+decompositions).
 
 torch wraps a negative index `i` of an axis of size `n` to `i + n` in `x[idx]` (aten.index.Tensor),
 `x.index_put_(idx, v)`, `x.take(idx)` and `x.index_fill(dim, idx, v)`. torch-mlir lowers them to

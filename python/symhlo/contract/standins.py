@@ -1,4 +1,5 @@
-"""Stand-in pytree containers for types a file names that this process has not registered.
+"""Stand-in pytree containers for types a file names that this process has not registered
+(floor 1, contract).
 
 A treespec (torch.export's in/out specs in a .pt2, the out_spec a saved .symhlo keeps) names each
 container by its serialized type name, e.g. `transformers.modeling_outputs.CausalLMOutputWithPast`;
@@ -37,7 +38,7 @@ def register_standins(names: Iterable[str]) -> list[str]:
         if not _NAME.fullmatch(name) or name in pytree.SERIALIZED_TYPE_TO_PYTHON_TYPE:
             continue
         cls = type(name.rsplit(".", 1)[-1], (StandIn,),
-                   {"__module__": "symhlo.standins", "serialized_name": name})
+                   {"__module__": __name__, "serialized_name": name})
         pytree.register_pytree_node(
             cls, lambda d: (list(d.values()), list(d.keys())),
             lambda values, keys, cls=cls: cls(zip(keys, values)),

@@ -1,4 +1,5 @@
-"""symhlo as a torch.compile backend: one IREE compile per dynamo graph serves every size in range.
+"""symhlo as a torch.compile backend (floor 3, backend): one IREE compile per dynamo graph serves
+every size in range.
 
     torch.compile(model, backend="symhlo", dynamic=True,
                   options={"target": "cpu", "inputs": [symhlo.Input(...), ...]})
@@ -25,8 +26,12 @@ from typing import Any, Callable, Sequence
 import sympy
 import torch
 
-from .errors import CompileError, ShapeError, SymhloError
-from .inputs import Input
+from ..contract.dims import linear_form
+from ..contract.inputs import Input
+from ..errors import CompileError, ShapeError, SymhloError
+from ..frontend.export import export as symhlo_export
+from ..stages import bump
+from .compiler import compile as symhlo_compile
 
 _OPTION_KEYS = ("target", "target_arch", "inputs", "iree_flags", "verbose")
 
@@ -48,8 +53,6 @@ def symhlo_backend(gm: torch.fx.GraphModule, example_inputs: Sequence[Any], **kw
       ShapeError: the traced call itself is outside the given ranges.
       CompileError / UnsupportedOpError: lowering or iree-compile failed.
     """
-    from .compiler import _bump
-
     options = dict(kwargs.pop("options", None) or {})
     options.update(kwargs)
     unknown = [k for k in options if k not in _OPTION_KEYS]
@@ -62,7 +65,7 @@ def symhlo_backend(gm: torch.fx.GraphModule, example_inputs: Sequence[Any], **kw
     if inputs and any(i.profiles and len(i.profiles) > 1 for i in inputs):
         raise ValueError("symhlo backend: Input(profiles=...) is for symhlo.compile; torch.compile "
                          "takes one range per axis")
-    _bump("backend_graphs")
+    bump("backend_graphs")
     args = (gm, list(example_inputs), list(inputs or []))
     plan = _GraphPlan(*args)
     candidates = frozenset(plan.scalar_candidates)  # read now: exporting drops dynamo's metadata
@@ -314,9 +317,7 @@ class _GraphPlan:
                     spec[axis] = dims[expr]
                 elif len(expr.free_symbols) == 1 and next(iter(expr.free_symbols)) in dims:
                     root = next(iter(expr.free_symbols))
-                    from .dims import _linear
-
-                    lin = _linear(expr, root)
+                    lin = linear_form(expr, root)
                     if lin is not None:
                         spec[axis] = lin[0] * dims[root] + lin[1]
             specs.append(spec or None)
@@ -424,9 +425,6 @@ class _Compiled:
         # range would then recompile instead of raising ShapeError).
 
     def _build(self, int_values: dict[int, int]):
-        from .compiler import compile as symhlo_compile
-        from .export import export as symhlo_export
-
         plan, opts = self.plan, self.options
         verbose = bool(opts.get("verbose"))
         if verbose:

@@ -1,4 +1,5 @@
-"""ATen decompositions for pooling options torch-mlir's StableHLO lowering gets wrong or refuses.
+"""ATen decompositions for pooling options torch-mlir's StableHLO lowering gets wrong or refuses
+(floor 2, frontend decompositions).
 
 torch-mlir (20261001, lib/Conversion/TorchToStablehlo/Pooling.cpp) lowers `max_pool{1,2,3}d` with
 `ceil_mode=True` by computing the extra padding ceil mode needs from the *static* input size, and
@@ -38,7 +39,7 @@ where `hi` = (out - 1) * s + d * (k - 1) + 1 - n - p, the high-side padding that
 floor-mode window count equal torch's `out` (it may be negative: constant_pad_nd crops).
 The `if` in torch's ceil-mode rule ("the last window must start inside the input or the low
 padding") is evaluated on SymInts: torch.export already guarded on the same expression when it
-traced the op, so no new guard appears (symhlo.importer rejects any that does).
+traced the op, so no new guard appears (symhlo.frontend.refusals rejects any that does).
 """
 
 from __future__ import annotations
@@ -322,7 +323,7 @@ def _adaptive_avg_pool(nd: int):
         """aten._adaptive_avg_pool{nd}d over `?` spatial dims -> adaptive_mean_along per axis.
 
         (torch's decomposition branches on the SymInt sizes, see
-        symhlo.decompositions.adaptive_avg_pool2d, the 2-D case of the same.)
+        symhlo.frontend.decompositions.basic.adaptive_avg_pool2d, the 2-D case of the same.)
         """
         out = list(output_size)
         sizes = list(x.shape[-nd:])

@@ -1,4 +1,5 @@
-"""symhlo.compile: StableHLO -> IREE module (.vmfb), and the callable CompiledModule around it.
+"""symhlo.compile (floor 3, backend): StableHLO -> IREE module (.vmfb), the callable CompiledModule
+around it, symhlo.load and the saved file format.
 
 A CompiledModule holds one IREE module, or one per optimization profile (`symhlo.Input(profiles=)`);
 every call is shape-checked before anything runs, and dispatched to the first profile that fits.
@@ -20,17 +21,19 @@ import torch
 from symhlo.passes.ir_util import new_context
 from symhlo.passes.registry import PipelineError, run_pipeline
 
-from .dims import SymbolTable
-from .errors import CompileError, DeviceError, ShapeError, SymhloError
-from .export import StableHLOProgram, export as _export, narrow_program
-from .inputs import Profile, opt_static_inputs, profile_groups
-from .runtime import TARGETS, Runtime, check_program, check_vmfb, target_flags, to_numpy, to_torch
-from .stages import Stage, StageTimer, bump as _bump, stats
+from ..contract.dims import SymbolTable
+from ..contract.inputs import Profile, opt_static_inputs, profile_groups
+from ..contract.signature import treespec_loads
+from ..errors import CompileError, DeviceError, ShapeError, SymhloError, UnsupportedOpError
+from ..frontend.export import StableHLOProgram, export as _export, narrow_program
+from ..stages import Stage, StageTimer, bump as _bump
+from .runtime import Runtime, to_numpy, to_torch
+from .targets import TARGETS, check_program, check_vmfb, target_flags
 
 
 
 def iree_flags(target: str, target_arch: str | None = None, extra: Sequence[str] = ()) -> list[str]:
-    """iree-compile flags for a symhlo target name and arch (see symhlo.runtime.target_flags)."""
+    """iree-compile flags for a symhlo target name and arch (see targets.target_flags)."""
     return target_flags(target, target_arch) + list(extra)
 
 
@@ -44,8 +47,6 @@ def prepare_for_iree(stablehlo_text: str) -> str:
         run_pipeline(module, "symhlo-stablehlo-to-iree-input-pipeline")
     except PipelineError as e:  # a pass that crashed keeps its exception as the cause
         if getattr(e, "unsupported_op", False):   # e.g. grouped conv3d over `?` spatial dims
-            from .errors import UnsupportedOpError
-
             raise UnsupportedOpError(str(e)) from e.__cause__
         raise CompileError(str(e)) from e.__cause__
     return str(module)
@@ -80,8 +81,6 @@ def _iree_compile(iree_input: str, target: str, flags: list[str]) -> bytes:
 
         missing = sorted(set(re.findall(r"undefined symbol: (\w+)", str(e))))
         if missing:
-            from .errors import UnsupportedOpError
-
             raise UnsupportedOpError(
                 f"float64 {', '.join(missing)} (libm) is not available to IREE's {target} "
                 "executables, which symhlo builds without f64->f32 demotion so that float64 stays "
@@ -220,7 +219,8 @@ class CompiledModule:
 
     @property
     def dims(self):
-        """Each symbolic dim (symhlo.dims.Dim): name, min, max, bindings, derived expressions."""
+        """Each symbolic dim (symhlo.contract.dims.Dim): name, min, max, bindings, derived
+        expressions."""
         return self.symbols.dims()
 
     @property
@@ -237,8 +237,8 @@ class CompiledModule:
     def _flatten(self, args, kwargs) -> list[torch.Tensor]:
         """The call's tensors in @main's order, bound as the model's forward binds them.
 
-        With the program's signature (symhlo.contract.Signature): keyword arguments bind by
-        name, and non-tensor arguments must equal the constants the program was exported with
+        With the program's signature (symhlo.contract.signature.Signature): keyword arguments bind
+        by name, and non-tensor arguments must equal the constants the program was exported with
         (ShapeError naming the argument otherwise).
         """
         import torch.utils._pytree as pytree
@@ -417,7 +417,7 @@ class CompiledModule:
                     raise ValueError("out_dtypes must be dtype names")
                 variants.append(Variant(vmfb, SymbolTable.from_json(e["symbols"]), profile, out_dtypes))
             symbols = SymbolTable.from_json(header["symbols"])
-            out_spec = _treespec_loads(header["out_spec"]) if header.get("out_spec") else None
+            out_spec = treespec_loads(header["out_spec"]) if header.get("out_spec") else None
             target = header["target"]
             if target not in TARGETS:
                 raise ValueError(f"unknown target {target!r}")
@@ -434,40 +434,6 @@ def _header_digest(header: dict) -> str:
     """sha256 of a saved module's header (without its own digest), over canonical JSON."""
     rest = {k: v for k, v in header.items() if k != "header_sha256"}
     return hashlib.sha256(json.dumps(rest, sort_keys=True).encode()).hexdigest()
-
-
-def _treespec_loads(text: str):
-    """pytree.treespec_loads for a header from a file: refuses `__enum__` contexts, for which torch
-    imports the module the file names (running its top-level code) before building the spec."""
-    import torch.utils._pytree as pytree
-
-    def has_enum(x) -> bool:
-        if isinstance(x, dict):
-            return "__enum__" in x or any(has_enum(v) for v in x.values())
-        return isinstance(x, list) and any(has_enum(v) for v in x)
-
-    def check(node) -> None:
-        if not isinstance(node, dict):
-            return
-        ctx = node.get("context")
-        if isinstance(ctx, str):
-            try:
-                ctx = json.loads(ctx)
-            except ValueError:
-                ctx = None
-        if has_enum(ctx):
-            raise ValueError("the output spec names a Python enum to import")
-        for child in node.get("children_spec") or []:
-            check(child)
-
-    doc = json.loads(text)
-    if not (isinstance(doc, list) and len(doc) == 2):
-        raise ValueError("malformed output spec")
-    check(doc[1])
-    from .standins import register_standins, spec_type_names
-
-    register_standins(spec_type_names(doc[1]))
-    return pytree.treespec_loads(text)
 
 
 _OPTION_KEYS = ("iree_flags", "target_arch", "opt_variant")

@@ -1,6 +1,6 @@
-"""Reading MLIR input that may be hostile: `// -----` chunks with their line numbers, limits
-the MLIR parser cannot survive (refused before parsing), bytecode read in a child process with a
-time limit, and parsing into a module whose locations name the file."""
+"""Reading MLIR input that may be hostile (floor 4, tools): `// -----` chunks with their line
+numbers, limits the MLIR parser cannot survive (refused before parsing), bytecode read in a child
+process with a time limit, and parsing into a module whose locations name the file."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import re
 import sys
 from dataclasses import dataclass
 
-from .diagnostics import Diagnostic, _from_mlir_diagnostic, diagnostic_at, one_line
+from .diagnostics import Diagnostic, diagnostic_at, from_mlir_diagnostic, one_line
 
 _SPLIT_MARKER = re.compile(r"^[ \t]*// -----[^\n]*(\n|$)", re.M)
 BYTECODE_MAGIC = b"ML\xefR"
@@ -220,7 +220,7 @@ def parse_module(source: str | bytes, first_line: int, filename: str, ctx):
         try:
             module = ir.Module.parse(source)
         except ir.MLIRError as e:
-            diags = [x for d in e.error_diagnostics for x in _from_mlir_diagnostic(d, filename)]
+            diags = [x for d in e.error_diagnostics for x in from_mlir_diagnostic(d, filename)]
             raise ParseFailure(diags or [Diagnostic("error", str(e), filename)]) from None
         relocate(module, filename)
     return module

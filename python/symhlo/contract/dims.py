@@ -1,4 +1,5 @@
-"""The symbolic dims of an exported program: names, ranges, bindings, relations, and the checks.
+"""The symbolic dims of an exported program (floor 1, contract): names, ranges, bindings,
+relations, and the checks.
 
 torch.export describes every input axis as an integer or a sympy expression over symbols
 (`s27`, `2*s95`) with `range_constraints`. `SymbolTable` keeps those expressions in the user's
@@ -15,7 +16,9 @@ from typing import Any, Sequence
 
 import sympy
 
-from .errors import ShapeError
+from ..errors import ShapeError
+from .shape_assertions import check as check_assertions, from_json as assertions_from_json
+from .signature import Signature
 
 INT_MAX = 2**63 - 1
 # The largest size a call may have on any axis. The programs read sizes with
@@ -73,7 +76,7 @@ def _render(e: Any, names: dict[str, str]) -> str:
     return str(e.xreplace({s: sympy.Symbol(names.get(str(s), str(s))) for s in e.free_symbols}))
 
 
-def _linear(e, sym) -> tuple[int, int] | None:
+def linear_form(e, sym) -> tuple[int, int] | None:
     """(a, b) where e == a*sym + b with integer a != 0, b; else None."""
     try:
         p = sympy.Poly(e, sym)
@@ -101,7 +104,7 @@ class SymbolTable:
         self.relations = list(relations)
         self._relation_checks = [parse_relation(r) for r in self.relations]
         self._plan = None
-        # How a call's (args, kwargs) bind to `inputs` (symhlo.contract.Signature), or None.
+        # How a call's (args, kwargs) bind to `inputs` (contract.signature.Signature), or None.
         self.signature = None
         # Exporter shape assertions checked after the rules above (symhlo.shape_assertions).
         self.assertions: list[dict] = []
@@ -163,12 +166,8 @@ class SymbolTable:
         ranges = {s: (int(lo), None if hi is None else int(hi)) for s, (lo, hi) in data["ranges"].items()}
         table = cls(inputs, ranges, data.get("names"), [str(r) for r in data.get("relations", [])])
         if data.get("signature") is not None:
-            from .contract import Signature
-
             table.signature = Signature.from_json(data["signature"])
         if data.get("assertions"):
-            from .shape_assertions import from_json as assertions_from_json
-
             table.assertions = assertions_from_json(data["assertions"], len(inputs))
         return table
 
@@ -201,7 +200,7 @@ class SymbolTable:
                     axes.append((_SYM, str(e)))
                 else:
                     syms = sorted(e.free_symbols, key=str)
-                    lin = _linear(e, syms[0]) if len(syms) == 1 else None
+                    lin = linear_form(e, syms[0]) if len(syms) == 1 else None
                     axes.append((_EXPR, e, [str(s) for s in syms], lin, _render(e, self.names)))
             plan.append((spec.name, spec.dtype, len(spec.shape), axes))
         self._plan = plan
@@ -306,8 +305,6 @@ class SymbolTable:
                 raise ShapeError(f"the shapes break '{self.render(text)}', which the exported "
                                  f"program relies on ({given})")
         if self.assertions:
-            from .shape_assertions import check as check_assertions
-
             check_assertions(self.assertions, shapes)
         return values
 

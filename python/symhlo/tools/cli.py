@@ -1,7 +1,8 @@
 """The `symhlo` command line: export, compile, run, demo, gpu-check.
 
-Every failure prints `error: ...` (with `file:line:col:` where there is a location) on stderr
-and exits with code 1; a Python traceback never reaches the user.
+On floor 4 (tools): it imports every floor below. Every failure prints `error: ...` (with
+`file:line:col:` where there is a location) on stderr and exits with code 1; a Python traceback
+never reaches the user.
 """
 
 from __future__ import annotations
@@ -12,7 +13,14 @@ import sys
 import warnings
 from pathlib import Path
 
-from .errors import SymhloError
+from ..backend.compiler import compile as symhlo_compile, compile_to_vmfb, load
+from ..backend.runtime import Runtime
+from ..backend.targets import TARGETS
+from ..contract.standins import register_standins
+from ..errors import SymhloError
+from ..frontend.export import export, program_from_mlir
+from .demo import main as demo_main
+from .mlir_input import ParseFailure, check_source_limits, read_bytecode_isolated
 
 
 class CliError(Exception):
@@ -75,14 +83,12 @@ def _check_pt2_pickles(path: str) -> None:
 
 
 def _register_standin_pytree_types(path: str) -> None:
-    """Stand-ins (symhlo.standins) for the container types the archive's treespecs name that
-    this process has not registered: torch.export.load fails on them otherwise (every
+    """Stand-ins (symhlo.contract.standins) for the container types the archive's treespecs name
+    that this process has not registered: torch.export.load fails on them otherwise (every
     transformers model's .pt2: "Deserializing ...CausalLMOutputWithPast in pytree is not
     registered"). The type names are read as text from the archive's program JSON."""
     import re
     import zipfile
-
-    from .standins import register_standins
 
     try:
         with zipfile.ZipFile(path) as z:
@@ -114,8 +120,6 @@ def _read_mlir(path: str) -> str:
         raise CliError(f"{path}: error: no such file")
     data = p.read_bytes()
     if data.startswith(b"ML\xefR"):
-        from .mlir_input import ParseFailure, read_bytecode_isolated
-
         try:  # in a child process: MLIR's bytecode reader can hang or crash on a crafted file
             data = read_bytecode_isolated(data, path, portable=True, locations=False).encode()
         except ParseFailure as e:
@@ -134,8 +138,6 @@ def _parse_check(text: str, path: str) -> None:
     from torch_mlir import ir
     from symhlo.passes.ir_util import new_context
 
-    from .mlir_input import check_source_limits
-
     problems = check_source_limits(text, path)  # inputs that would crash the parser
     if problems:
         raise CliError("\n".join(f"{d.file}:{d.line}:{d.col}: error: {d.message}" for d in problems))
@@ -151,8 +153,6 @@ def _parse_check(text: str, path: str) -> None:
 
 def _program(path: str, verbose: bool):
     """A .pt2 or .mlir/.mlirbc file -> StableHLOProgram."""
-    from .export import export, program_from_mlir
-
     if path.endswith(".pt2"):
         return export(_load_pt2(path), verbose=verbose)
     return program_from_mlir(_read_mlir(path))
@@ -170,8 +170,6 @@ def cmd_export(a) -> int:
 
 
 def cmd_compile(a) -> int:
-    from .compiler import compile as symhlo_compile, compile_to_vmfb
-
     prog = _program(a.input, a.verbose)
     flags = list(a.iree_flag or [])
     if a.output.endswith(".vmfb"):
@@ -201,16 +199,12 @@ def cmd_run(a) -> int:
 
     arrays = [_read_input(s) for s in a.input or []]
     if a.module.endswith(".vmfb"):
-        from .runtime import TARGETS, Runtime
-
         if not Path(a.module).is_file():
             raise CliError(f"{a.module}: error: no such file")
         rt = Runtime(Path(a.module).read_bytes(), TARGETS[a.target][1])
         outs = rt(arrays)
     else:
         import torch
-        from .compiler import load
-
         cm = load(a.module)
         res = cm.call_tensors(*[torch.from_numpy(x) for x in arrays])  # --input per tensor input
         import torch.utils._pytree as pytree
@@ -226,9 +220,7 @@ def cmd_run(a) -> int:
 
 
 def cmd_demo(a) -> int:
-    from .demo import main
-
-    return main()
+    return demo_main()
 
 
 def cmd_gpu_check(a) -> int:
@@ -236,7 +228,7 @@ def cmd_gpu_check(a) -> int:
 
 
 def _gpu_check(argv: list[str]) -> int:
-    root = Path(__file__).resolve().parents[2]
+    root = Path(__file__).resolve().parents[3]
     sys.path.insert(0, str(root / "scripts"))
     try:
         import gpu_check
@@ -254,8 +246,6 @@ class _Parser(argparse.ArgumentParser):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from .runtime import TARGETS
-
     p = _Parser(prog="symhlo", description=__doc__.splitlines()[0])
     sub = p.add_subparsers(dest="cmd", required=True, parser_class=_Parser)
 

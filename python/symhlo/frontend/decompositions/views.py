@@ -1,4 +1,5 @@
-"""`aten.as_strided` with symbolic sizes -> the reshape / permute it expresses, or a typed refusal.
+"""`aten.as_strided` with symbolic sizes -> the reshape / permute it expresses, or a typed refusal
+(floor 2, frontend decompositions).
 
 torch's decompositions restride results with `as_strided` (AdaptiveAvgPool1d(1) in Swin's pooler
 becomes `mean` + `as_strided(m, [s0, 32, 1, 1], [32, 1, 32, 32])`), and torch-mlir's FX
@@ -22,6 +23,8 @@ from __future__ import annotations
 
 import torch
 
+from ...errors import UnsupportedOpError
+
 aten = torch.ops.aten
 
 
@@ -35,7 +38,8 @@ def _symbolic(v) -> bool:
     return isinstance(v, torch.SymInt) and not v.node.expr.is_number
 
 
-def _source_line() -> str:
+def current_source_line() -> str:
+    """The user's source line of the FX node being decomposed (torch's current trace meta)."""
     import torch.fx.traceback as fx_traceback
 
     meta = fx_traceback.get_current_meta() or {}
@@ -44,7 +48,7 @@ def _source_line() -> str:
     return frames[-1] if frames else "unknown source line"
 
 
-def _contiguous_strides(sizes) -> list:
+def contiguous_strides(sizes) -> list:
     strides, acc = [], 1
     for s in reversed(list(sizes)):
         strides.insert(0, acc)
@@ -60,21 +64,19 @@ def as_strided_view(x: torch.Tensor, size, stride, storage_offset=None):
     why = _why_not_view(x, size, stride, storage_offset)
     if why is None:
         keep = [i for i, s in enumerate(size) if not _known(s == 1)]
-        order = _memory_order(keep, stride)      # the kept axes in memory order
+        order = memory_order(keep, stride)      # the kept axes in memory order
         y = x.reshape([size[i] for i in order])
         inverse = [order.index(i) for i in keep]
         if inverse != list(range(len(inverse))):
             y = y.permute(inverse)
         return y.reshape(size) if len(keep) != len(size) else y
-    from .errors import UnsupportedOpError
-
     raise UnsupportedOpError(
         f"unsupported op 'aten.as_strided' with symbolic sizes {size}, strides {stride} at "
-        f"{_source_line()}: {why}; symhlo lowers only the as_strided that is a reshape/permute "
-        "of a contiguous tensor")
+        f"{current_source_line()}: {why}; symhlo lowers only the as_strided that is a "
+        "reshape/permute of a contiguous tensor")
 
 
-def _memory_order(keep: list[int], stride) -> list[int]:
+def memory_order(keep: list[int], stride) -> list[int]:
     """The kept axes sorted by stride (largest first), using only statically known comparisons."""
     import functools
 
@@ -92,15 +94,15 @@ def _why_not_view(x, size, stride, storage_offset) -> str | None:
         return f"storage offset {storage_offset}"
     if not _known(x.storage_offset() == 0):
         return "the source is itself offset"
-    if not all(_known(a == b) for a, b in zip(x.stride(), _contiguous_strides(x.shape))
+    if not all(_known(a == b) for a, b in zip(x.stride(), contiguous_strides(x.shape))
                if not _known(b == 0)):
         return "the source is not contiguous"
     keep = [i for i, s in enumerate(size) if not _known(s == 1)]
-    order = _memory_order(keep, stride)
+    order = memory_order(keep, stride)
     for a, b in zip(order, order[1:]):
         if not _known(stride[a] > stride[b]):
             return "strides not strictly ordered (overlapping or equal strides)"
-    expected = _contiguous_strides([size[i] for i in order])
+    expected = contiguous_strides([size[i] for i in order])
     if not all(_known(stride[i] == e) for i, e in zip(order, expected)):
         return "the strides skip or overlap elements (not a permuted contiguous layout)"
     numel = 1

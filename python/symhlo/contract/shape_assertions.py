@@ -1,4 +1,5 @@
-"""Call-time checks for the shape assertions of StableHLO from other exporters (jax.export).
+"""Call-time checks for the shape assertions of StableHLO from other exporters (jax.export)
+(floor 1, contract).
 
 symhlo-lower-shape-assertions (lib/lower_shape_assertions.py) turns each
 `custom_call @shape_assertion` into a record on `@main`: a predicate and the message's arguments
@@ -14,7 +15,7 @@ import json
 import re
 from typing import Any, Sequence
 
-from .errors import ShapeError
+from ..errors import CompileError, ShapeError
 
 _ARITY = {"neg": 1, "abs": 1, "sign": 1, "not": 1, "select": 3}
 _BINARY = ("add", "sub", "mul", "div", "rem", "max", "min", "and", "or", "xor",
@@ -99,8 +100,6 @@ def read_func_attribute(func) -> list[dict]:
 
     if "symhlo.shape_assertions" not in func.attributes:
         return []
-    from .errors import CompileError
-
     num_inputs = len(ir.FunctionType(ir.TypeAttr(func.attributes["function_type"]).value).inputs)
     try:  # data from the file: parsed and validated, never evaluated as code
         records = []
@@ -141,8 +140,6 @@ def import_foreign(module) -> bool:
     """
     from symhlo.passes.registry import PipelineError, run_pipeline
     from symhlo.passes.size_facts import has_symhlo_contract
-
-    from .errors import CompileError
 
     if has_symhlo_contract(module):
         return False

@@ -1,4 +1,5 @@
-"""ATen decompositions for selection, scans, scatters and reductions (sort family, cum*, norms).
+"""ATen decompositions for selection, scans, scatters and reductions (sort family, cum*, norms)
+(floor 2, frontend decompositions).
 
 Each rewrites an op torch-mlir cannot lower with `?` dims (or lowers with other semantics) into
 ATen ops that it lowers, with eager's tie and NaN rules; none pins a size to the example's. Sorts
@@ -11,6 +12,9 @@ from __future__ import annotations
 from typing import Callable
 
 import torch
+
+from ...errors import UnsupportedOpError
+from .views import current_source_line
 
 aten = torch.ops.aten
 
@@ -25,16 +29,8 @@ def _upper_bound(n) -> int | None:
     return int(bound) if bound.is_Integer else None
 
 
-def _source_line() -> str:
-    from .views import _source_line as line
-
-    return line()
-
-
 def _unsupported(op: str, why: str):
-    from .errors import UnsupportedOpError
-
-    return UnsupportedOpError(f"unsupported op '{op}' at {_source_line()}: {why}")
+    return UnsupportedOpError(f"unsupported op '{op}' at {current_source_line()}: {why}")
 
 
 def _lowest(dtype: torch.dtype):
@@ -510,7 +506,7 @@ def _fit(t: torch.Tensor, sizes) -> torch.Tensor:
     For inputs eager accepts the sizes are equal and this is t itself; the gathers only say so
     without a guard. torch.export does not relate, say, index_reduce's source and self axes
     (its meta checks nothing), while a decomposition through scatter would guard on
-    `source.shape[0] <= self.shape[0]` (symhlo.importer rejects such guards)."""
+    `source.shape[0] <= self.shape[0]` (symhlo.frontend.refusals rejects such guards)."""
     from torch.fx.experimental.symbolic_shapes import statically_known_true
 
     for d, n in enumerate(sizes):
@@ -821,7 +817,7 @@ def nonzero_static(x, *, size: int, fill_value: int = -1):
 
 
 def select_decompositions() -> dict[torch._ops.OpOverload, Callable]:
-    """The decompositions of this module, for symhlo.decompositions' table."""
+    """The decompositions of this module, for symhlo.frontend.decompositions' table."""
     return {
         aten.sort.stable: sort_stable,
         aten.fmax.default: fmax,

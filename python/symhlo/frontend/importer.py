@@ -1,4 +1,5 @@
-"""torch.export ExportedProgram -> torch dialect module, with symbolic shape expressions.
+"""torch.export ExportedProgram -> torch dialect module, with symbolic shape expressions (floor 2,
+frontend).
 
 Wraps torch-mlir's FxImporter with `import_symbolic_shape_expressions=True`. torch-mlir 20261001
 cannot translate torch's own sympy functions (`Mod`/`PythonMod`, `FloorDiv`, `CeilToInt`, `Max`)
@@ -17,6 +18,12 @@ from torch_mlir.extras.fx_importer import FxImporter
 from torch_mlir.extras.fx_decomp_util import get_decomposition_table
 
 from symhlo.passes.ir_util import new_context
+
+from ..contract.dims import from_exported_program
+from ..errors import CompileError, SymhloError, UnsupportedOpError
+from . import decompositions
+from .decompositions.basic import on_0d_as_1d
+from .refusals import reject_decomposition_guards, reject_unimportable_nodes
 
 _upstream_translate = _fxi.sympy_expr_to_semi_affine_expr
 
@@ -92,10 +99,9 @@ def _shape_env_snapshot(ep):
     # The Dim ranges as given (what symhlo's runtime accepts), not the shape env's: that one
     # assumes every backed size is >= 2 (torch's 0/1 specialization), a call with 1 is allowed.
     ranges = {**env.var_to_range, **ep.range_constraints}
-    # torch.export's input guards as symhlo checks them at call time (symhlo.dims relations):
-    # sizes that break one never reach the program, so they are no counterexample to a guard.
-    from .dims import from_exported_program
-
+    # torch.export's input guards as symhlo checks them at call time (symhlo.contract.dims
+    # relations): sizes that break one never reach the program, so they are no counterexample to a
+    # guard.
     premises = [(holds, syms) for _, holds, syms in from_exported_program(ep)._relation_checks]
     hints = {str(s): int(v) for s, v in getattr(env, "var_to_val", {}).items()
              if getattr(v, "is_Integer", False)}
@@ -103,97 +109,6 @@ def _shape_env_snapshot(ep):
               for v in [n.meta.get("val")] if isinstance(v, torch.Tensor)
               for d in v.shape if isinstance(d, torch.SymInt) for sym in d.node.expr.free_symbols}
     return env, n_guards, replacements, ranges, exported, premises, hints, inputs
-
-
-def _counterexample(expr, ranges, premises=(), hints=None, limit: int = 4096) -> dict | None:
-    """Sizes within `ranges` that satisfy every premise and at which the guard `expr` is false,
-    or None if none were found.
-
-    Candidates per symbol: its lower bound and the next 47 values, its upper bound and midpoint,
-    powers of two up to the bound (2**31 - 1 when unbounded), and the example's size +- 3 (from
-    `hints`). `premises` are (holds(values) -> bool, symbol names): torch.export's input guards,
-    which the call-time checks enforce. The symbols of premises that share a symbol with `expr`
-    join the search; a premise over one symbol first filters that symbol's candidates (so
-    `h - 4 == 1` leaves h = 5 only). Then all combinations are tried when there are at most
-    `limit`, else `limit` seeded random ones, skipping those that break a premise whose symbols
-    are all assigned. A guard that fails none of these is taken as implied.
-    """
-    import itertools
-    import random
-
-    import sympy
-
-    names = {str(s): s for s in expr.free_symbols}
-    by_name = {str(s): s for s in ranges if isinstance(s, sympy.Symbol)}
-    premises = list(premises)
-    grown = True
-    while grown and len(names) < 8:
-        grown = False
-        for _, syms in premises:
-            if syms & set(names) and not syms <= set(names) and syms <= set(by_name) | set(names):
-                for x in syms - set(names):
-                    names[x] = by_name[x]
-                grown = True
-    syms = sorted(names.values(), key=str)
-    candidates = []
-    for sym in syms:
-        vr = ranges.get(sym)
-        lo = int(vr.lower) if vr is not None and isinstance(vr.lower, sympy.Integer) else 0
-        hi = (int(vr.upper) if vr is not None and isinstance(vr.upper, sympy.Integer)
-              and int(vr.upper) < 2**31 else 2**31 - 1)
-        vals = set(range(lo, min(lo + 48, hi + 1))) | {hi, max(lo, hi - 1), (lo + hi) // 2}
-        vals |= {2**k + d for k in range(6, 31) for d in (-1, 0, 1) if lo <= 2**k + d <= hi}
-        h = (hints or {}).get(str(sym))
-        if h is not None:
-            vals |= {v for v in range(h - 3, h + 4) if lo <= v <= hi}
-        unary = [holds for holds, ps in premises if ps == {str(sym)}]
-        vals = [v for v in sorted(vals) if _holds_all(unary, {str(sym): v})]
-        candidates.append(vals)
-    total = 1
-    for c in candidates:
-        total *= len(c)
-    if total == 0:
-        return None   # no size passes the call-time checks: the guard is never reached
-    if total <= limit:
-        points = itertools.product(*candidates)
-    else:
-        rng = random.Random(0)
-        points = (tuple(rng.choice(c) for c in candidates) for _ in range(limit))
-    assigned = {str(s) for s in syms}
-    checks = [holds for holds, ps in premises if ps <= assigned and len(ps) > 1]
-    from .dims import exact_condition
-
-    guard_syms = expr.free_symbols
-    fast = exact_condition(expr)
-    sym_names = [str(s) for s in syms]
-    for point in points:
-        env = dict(zip(sym_names, point))
-        if not _holds_all(checks, env):
-            continue
-        try:
-            if fast is not None:
-                false = not fast(env)
-            else:
-                value = expr.xreplace({s: sympy.Integer(v) for s, v in zip(syms, point)
-                                       if s in guard_syms})
-                false = value in (sympy.false, False)
-        except (ArithmeticError, TypeError, ValueError):   # Mod(2, Mod(h, 2)) at an even h
-            continue
-        if false:
-            return {str(s): v for s, v in zip(syms, point) if s in guard_syms}
-    return None
-
-
-def _holds_all(checks, env: dict) -> bool:
-    """Whether every relation check holds at `env` (one that cannot be evaluated there, e.g. a
-    division by zero, counts as broken: the call-time check refuses such sizes too)."""
-    for holds in checks:
-        try:
-            if not holds(env):
-                return False
-        except (ArithmeticError, TypeError, ValueError, KeyError):
-            return False
-    return True
 
 
 # Where torch decides only a tensor's layout or storage, never a value: _prims_common's stride
@@ -236,8 +151,6 @@ def _decomposition_failure(e: Exception) -> Exception:
     traceback: File "m.py", line 12"); anything else is returned unchanged."""
     import re
 
-    from .errors import UnsupportedOpError
-
     text = str(e)
     node = re.search(r"While executing %(\w+) : .*?target=(?:torch\.ops\.)?([\w.]+)", text)
     if node is None:
@@ -265,131 +178,6 @@ class _GuardRecorder(list):
         super().append(guard)
 
 
-def reject_decomposition_guards(ep, snapshot, user_names: dict[str, str] | None = None) -> list:
-    """Raises UnsupportedOpError if decomposing specialized a dynamic size to the example's.
-    Returns the equalities between input sizes that decomposing introduced (`s1 == s0`: a
-    decomposition that needs two inputs' sizes equal, as eager does), as relations for the
-    call-time checks.
-
-    A decomposition that branches in Python on a SymInt (`if h % oh == 0`, `for i in
-    range(h // oh + 1)`) adds a guard to the shape env. torch.export checked its own guards
-    against the Dim ranges, but `run_decompositions` does not: it records the new ones only in
-    `ep._guards_code`, which `ep.module()` asserts at call time and the FX importer drops. The
-    imported graph is then valid only where the guards hold and computes wrong values (or reads
-    clamped out-of-range gathers) everywhere else. torch's `_adaptive_avg_pool2d` decomposition
-    did this on `?` H/W (kernel sizes and an unrolled window loop fixed to the example's).
-    Allowed: guards torch.export itself recorded (re-added by the retrace), and guards the Dim
-    ranges imply (proved by bound_sympy), or that no sizes break within the ranges and
-    torch.export's own input guards (which the call-time checks enforce: `h - 3 != 1` and
-    `h - 3 >= 1` make a contiguity check's `h - 3 > 1` hold). The error names each guard, the
-    decomposition's source line and sizes at which it fails, in `user_names` (internal symbol
-    -> the user's Dim name) where given, else as `input.shape[axis]`.
-    """
-    if snapshot is None:
-        return []
-    from torch.utils._sympy.value_ranges import bound_sympy
-
-    env, n_guards, replacements, ranges, exported, premises, hints, inputs = snapshot
-    # Retracing gives a non-tensor input torch.export specialized (`k: int` = 3) a fresh symbol
-    # and then guards it to the exported value (`Eq(s72, 3)`). That symbol is no input size: the
-    # value is a constant of the program, which the call-time binding checks (ShapeError).
-    sizes = {s for n in ep.graph.nodes if n.op == "placeholder"
-             for v in [n.meta.get("val")] if isinstance(v, (torch.Tensor, torch.SymInt))
-             for s in (v.shape if isinstance(v, torch.Tensor) else [v])
-             if isinstance(s, torch.SymInt) for s in s.node.expr.free_symbols}
-    sizes |= {s for s in ep.range_constraints if getattr(s, "is_Symbol", False)}
-    constants = {s: v for s, v in env.replacements.items()
-                 if s not in sizes and getattr(v, "is_number", False)}
-    bad = []
-    layout_only = getattr(env.guards, "layout_only", set())
-    for guard in env.guards[n_guards:]:
-        if id(guard) in layout_only:
-            continue
-        expr = guard.expr.xreplace(replacements).xreplace(constants)
-        if expr in exported or expr is True or getattr(expr, "is_Boolean", False) and bool(expr) is True:
-            continue
-        if not expr.free_symbols <= sizes:
-            continue  # about a specialized non-tensor input only
-        try:
-            implied = bound_sympy(expr, ranges)
-            if implied.lower == implied.upper and bool(implied.lower) is True:
-                continue
-        except Exception:
-            pass
-        # bound_sympy proves only what interval arithmetic shows; a guard it cannot prove (a
-        # float identity between derived dims, `0.5*(2*h) + 1.0 == h + 1`) is rejected only when
-        # some in-range sizes break it.
-        witness = _counterexample(expr, ranges, premises, hints)
-        if witness is not None:
-            bad.append((expr, guard.sloc, witness))
-    equalities = []
-    for sym, value in env.replacements.items():
-        if sym in ranges and sym not in constants and replacements.get(sym) != value:
-            if not value.is_number and sym not in inputs and value.free_symbols <= inputs:
-                # A symbol no input axis has (the retrace's own, for an intermediate size: sdpa's
-                # mask broadcast) now written over input sizes: nothing about the inputs.
-                continue
-            if not value.is_number and sym in inputs and value.free_symbols <= inputs:
-                # Two input sizes unified (select_scatter's src must have the selected slice's
-                # shape; eager raises otherwise, torch.export's meta did not check): a rule on
-                # the inputs, checked at call time like torch.export's own unifications.
-                equalities.append(f"{sym} == {value}")
-            else:
-                bad.append((f"{sym} == {value}", None, None))
-    if not bad:
-        return equalities
-    axes = {}  # internal symbol -> `input.shape[axis]` it binds
-    for node in ep.graph.nodes:
-        if node.op == "placeholder" and isinstance(node.meta.get("val"), torch.Tensor):
-            for axis, size in enumerate(node.meta["val"].shape):
-                if isinstance(size, torch.SymInt) and size.node.expr.is_Symbol:
-                    axes.setdefault(str(size.node.expr), f"{node.name}.shape[{axis}]")
-    names = {**axes, **(user_names or {})}
-    used: dict[str, None] = {}
-
-    def where(sloc) -> str:
-        frame = getattr(sloc, "framework_loc", None)
-        if frame is None:
-            return ""
-        if hasattr(frame, "filename"):
-            return f" ({frame.filename.split('site-packages/')[-1]}:{frame.lineno} in {frame.name})"
-        return f" ({frame})"
-
-    import re
-
-    from torch.utils._sympy.printers import PythonPrinter
-
-    def rename(expr) -> str:
-        if not isinstance(expr, str):
-            try:
-                expr = PythonPrinter().doprint(expr)
-            except Exception:
-                expr = str(expr)
-
-        def one(m):
-            used.setdefault(m.group(0))
-            return names.get(m.group(0), m.group(0))
-        return re.sub(r"\b[su]\d+\b", one, expr)
-
-    def broken(witness) -> str:
-        if not witness:
-            return ""
-        return ", false at " + ", ".join(f"{rename(k)} = {v}" for k, v in witness.items())
-
-    lines = "; ".join(f"{rename(e)}{where(s)}{broken(w)}" for e, s, w in bad[:6])
-    more = f" and {len(bad) - 6} more" if len(bad) > 6 else ""
-    legend = ", ".join(f"{names[s]} is {axes[s]}" for s in used
-                       if s in axes and names.get(s) != axes[s])
-    more += f" [{legend}]" if legend else ""
-    from .errors import UnsupportedOpError
-
-    raise UnsupportedOpError(
-        "a decomposition specialized dynamic sizes to the example's: the decomposed graph holds "
-        f"only where {lines}{more}, which the Dim ranges do not imply, so the compiled program "
-        "would compute wrong values at other sizes. Make those axes static, or give the op a "
-        "size-generic decomposition in symhlo.decompositions")
-
-
 def import_exported_program(ep: torch.export.ExportedProgram, *, func_name: str = "main",
                             relations: list | None = None,
                             names: dict[str, str] | None = None) -> ir.Module:
@@ -400,20 +188,15 @@ def import_exported_program(ep: torch.export.ExportedProgram, *, func_name: str 
     rely on (over ep's internal symbols), which the caller must check at call time. `names`
     (internal symbol -> the user's name) words the errors.
     """
-    from .decompositions import on_0d_as_1d, symhlo_decompositions
-
     snapshot = _shape_env_snapshot(ep)
     table = get_decomposition_table()
-    ep = _run_decompositions(ep, {**table, **on_0d_as_1d(table), **symhlo_decompositions()})
+    ep = _run_decompositions(ep, {**table, **on_0d_as_1d(table),
+                                  **decompositions.symhlo_decompositions()})
     equalities = reject_decomposition_guards(ep, snapshot, names)
     # What decomposing introduced (sdpa's scale 1 / sqrt(sym_float(E)) over a `?` head size):
     # refused naming the op here, not as the FX importer's NotImplementedError.
-    from .export import reject_unimportable_nodes
-
     reject_unimportable_nodes(ep)
     if equalities and relations is None:
-        from .errors import UnsupportedOpError
-
         raise UnsupportedOpError(f"decomposing needs input sizes equal ({', '.join(equalities)}), "
                                  "and this caller cannot check that at call time")
     if relations is not None:
@@ -430,12 +213,12 @@ def import_exported_program(ep: torch.export.ExportedProgram, *, func_name: str 
 def _run_decompositions(ep, table):
     """ep.run_decompositions(table) without re-evaluating torch.export's input guards.
 
-    The retrace runs `ep.module()`, whose `_guards_fn` evaluates each of `ep._guards_code` as
-    a Python bool. A guard over `max(0, min(n, m - 2))` (diagonal's length) then picks a side of
-    the min (`m - 2 < n`, `m - 2 > 0`) and records that as a new guard, which
-    reject_decomposition_guards must take for a specialization. The guards themselves are
-    symhlo's call-time checks (symhlo.dims relations, from the original program); the retrace
-    only needs the graph.
+    The retrace runs `ep.module()`, whose `_guards_fn` evaluates each of `ep._guards_code` as a
+    Python bool. A guard over `max(0, min(n, m - 2))` (diagonal's length) then picks a side of the
+    min (`m - 2 < n`, `m - 2 > 0`) and records that as a new guard, which
+    reject_decomposition_guards must take for a specialization. The guards themselves are symhlo's
+    call-time checks (symhlo.contract.dims relations, from the original program); the retrace only
+    needs the graph.
     """
     from torch.export.exported_program import _get_shape_env
 
@@ -444,8 +227,6 @@ def _run_decompositions(ep, table):
     env = _get_shape_env(ep.graph_module)
     if env is not None and not isinstance(env.guards, _GuardRecorder):
         env.guards = _GuardRecorder(env.guards)   # kept: reject_decomposition_guards reads it
-    from .errors import SymhloError
-
     try:
         return ep.run_decompositions(table)
     except SymhloError:
@@ -510,8 +291,6 @@ class _FrozenState:
             else:
                 missing.append(name)
         if missing:
-            from .errors import CompileError
-
             raise CompileError(f"buffers with no value in the exported program's state_dict or "
                                f"constants: {missing}")
         self.state_dict = state

@@ -1,4 +1,5 @@
-"""`symhlo demo` / `make demo`: the seed model and a transformer block, exported and run on IREE."""
+"""`symhlo demo` / `make demo` (floor 4, tools): the seed model and a transformer block, exported
+and run on IREE through the public API."""
 
 from __future__ import annotations
 
@@ -7,6 +8,8 @@ import time
 import torch
 import torch.nn as nn
 from torch.export import Dim
+
+import symhlo
 
 
 class Seed(nn.Module):
@@ -52,8 +55,6 @@ def _run(name: str, model: nn.Module, cm, make_args, sizes) -> None:
 
 
 def main() -> int:
-    import symhlo
-
     torch.manual_seed(0)
     print("== seed: emb.expand(x.shape[0] * 2, -1, -1), x: (batch, 3, 224, 224), batch dynamic ==")
     seed = Seed()

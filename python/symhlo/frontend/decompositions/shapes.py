@@ -1,15 +1,19 @@
 """ATen decompositions for structural ops (shapes, views, splits, copies, scatters, windows)
-whose upstream lowering fails or specializes with `?` dims.
+whose upstream lowering fails or specializes with `?` dims (floor 2, frontend decompositions).
 
 Each entry rewrites one ATen op into ATen ops torch-mlir lowers to StableHLO with every size kept
 symbolic; size arithmetic uses `torch.sym_min` / `sym_max` (never a Python `if` on a SymInt,
 which would add a guard and pin the program to the example). Registered in
-symhlo.decompositions.symhlo_decompositions via `shape_decompositions()`.
+symhlo.frontend.decompositions.symhlo_decompositions via `shape_decompositions()`.
 """
 
 from __future__ import annotations
 
 import torch
+
+from ...errors import UnsupportedOpError
+from .basic import fraction
+from .views import contiguous_strides, current_source_line, memory_order
 
 aten = torch.ops.aten
 
@@ -44,14 +48,12 @@ def empty_strided(size, stride, *, dtype=None, layout=None, device=None, pin_mem
     with no elements has no layout to keep; otherwise the strides must be statically a
     permutation of a contiguous layout (else the op is kept and named by the lowering).
     """
-    from .views import _contiguous_strides, _memory_order
-
     size, stride = list(size), list(stride)
     if any(_known(s == 0) for s in size):
         return _zeros(size, dtype, device)
     keep = [i for i, s in enumerate(size) if not _known(s == 1)]
-    order = _memory_order(keep, stride)
-    expected = _contiguous_strides([size[i] for i in order])
+    order = memory_order(keep, stride)
+    expected = contiguous_strides([size[i] for i in order])
     if not all(_known(stride[i] == e) for i, e in zip(order, expected)):
         return NotImplemented
     if order == keep:
@@ -411,8 +413,6 @@ def _interp_out_sizes(op: str, x, nd: int, output_size, scale_factors):
     """
     import math
 
-    from .decompositions import _fraction
-
     if output_size is not None:
         return list(output_size)
     if scale_factors is None or len(scale_factors) != nd:
@@ -420,7 +420,7 @@ def _interp_out_sizes(op: str, x, nd: int, output_size, scale_factors):
     outs = []
     for a, sf in enumerate(scale_factors):
         n, sf = x.shape[x.dim() - nd + a], float(sf)
-        pq = _fraction(sf)
+        pq = fraction(sf)
         if isinstance(n, int):
             outs.append(math.floor(n * sf))
         elif sf == int(sf) and sf >= 1:
@@ -428,11 +428,8 @@ def _interp_out_sizes(op: str, x, nd: int, output_size, scale_factors):
         elif pq is not None:
             outs.append((n * pq[0]) // pq[1])
         else:
-            from .errors import UnsupportedOpError
-            from .views import _source_line
-
             raise UnsupportedOpError(
-                f"unsupported op 'aten.{op}' at {_source_line()}: scale factor {sf:g} on a "
+                f"unsupported op 'aten.{op}' at {current_source_line()}: scale factor {sf:g} on a "
                 f"dynamic axis (torch sizes the output floor(n * {sf:g}) in double arithmetic, "
                 "which no integer size arithmetic reproduces for every n); use size= or a scale "
                 "that is an integer or a short binary fraction (1.5, 2.5)")
@@ -569,11 +566,8 @@ def convolution(x, weight, bias, stride, padding, dilation, transposed, output_p
             and not n.node.expr.is_number]
     if not axes:
         return NotImplemented
-    from .errors import UnsupportedOpError
-    from .views import _source_line
-
     raise UnsupportedOpError(
-        f"unsupported op 'aten.convolution' at {_source_line()}: the kernel size is dynamic "
+        f"unsupported op 'aten.convolution' at {current_source_line()}: the kernel size is dynamic "
         f"(weight axes {axes} are `?`); torch-mlir and IREE need a static convolution window. "
         "Export the weight with static kernel axes (a module's conv weights are)")
 

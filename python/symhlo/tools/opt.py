@@ -1,4 +1,5 @@
-"""symhlo-opt: the mlir-opt of symhlo: parse MLIR, run symhlo and upstream passes, print the result.
+"""symhlo-opt: the mlir-opt of symhlo (floor 4, tools): parse MLIR, run symhlo and upstream passes,
+print the result.
 
     symhlo-opt IN.mlir --symhlo-shape-to-stablehlo --canonicalize -o OUT.mlir
     symhlo-opt - --pass-pipeline='builtin.module(symhlo-torch-to-stablehlo-pipeline)'
@@ -19,7 +20,7 @@ import sys
 from dataclasses import dataclass, field
 from typing import Sequence
 
-from .diagnostics import Diagnostic, _from_mlir_diagnostic, diagnostic_at, one_line, \
+from .diagnostics import Diagnostic, diagnostic_at, from_mlir_diagnostic, one_line, \
     parse_expectations, verify_diagnostics
 from .mlir_input import BYTECODE_MAGIC, Chunk, ParseFailure, parse_module, split_input
 
@@ -259,7 +260,8 @@ def _run_chunk(chunk_source: str | bytes, first_line: int, filename: str, pipeli
             try:
                 module.operation.verify()
             except ir.MLIRError as e:
-                sink.extend(x for d in e.error_diagnostics for x in _from_mlir_diagnostic(d, filename))
+                sink.extend(x for d in e.error_diagnostics
+                            for x in from_mlir_diagnostic(d, filename))
                 return None
     with ctx:
         return module.operation.get_asm(enable_debug_info=opts.print_debuginfo)
@@ -301,7 +303,7 @@ def run(opts: Options) -> int:
     current: list[Diagnostic] = []
 
     def handler(d) -> bool:
-        current.extend(_from_mlir_diagnostic(d, filename))
+        current.extend(from_mlir_diagnostic(d, filename))
         return True
 
     ctx.attach_diagnostic_handler(handler)

@@ -1,5 +1,6 @@
 """Diagnostics as MLIR tools print them (`file:line:col: error: message`), and the
-`--verify-diagnostics` protocol (`// expected-error @+1 {{...}}` comments) of symhlo-opt."""
+`--verify-diagnostics` protocol (`// expected-error @+1 {{...}}` comments) of symhlo-opt (floor 4,
+tools)."""
 
 from __future__ import annotations
 
@@ -64,10 +65,10 @@ def _severity(sev) -> str:
     return str(sev).rsplit(".", 1)[-1].lower()
 
 
-def _from_mlir_diagnostic(d, filename: str) -> list[Diagnostic]:
+def from_mlir_diagnostic(d, filename: str) -> list[Diagnostic]:
     out = [diagnostic_at(str(d.location), d.message, _severity(d.severity), filename)]
     for n in d.notes:
-        out.extend(_from_mlir_diagnostic(n, filename))
+        out.extend(from_mlir_diagnostic(n, filename))
     return out
 
 

@@ -1,5 +1,6 @@
 """ATen decompositions for the elementwise special functions torch-mlir has no StableHLO lowering
-for (erfc, lgamma, digamma, zeta, the Bessel family, ...), in float32 arithmetic only.
+for (erfc, lgamma, digamma, zeta, the Bessel family, ...), in float32 arithmetic only (floor 2,
+frontend decompositions).
 
 Each decomposition rewrites one aten op into elementwise ATen ops that torch-mlir lowers
 (add/mul/div, where, comparisons, floor/round, exp, log, log1p, sqrt), so the sizes stay

@@ -1,4 +1,5 @@
-"""symhlo.Input: Torch-TensorRT-style shape ranges (min/opt/max), named and shared symbols, profiles."""
+"""symhlo.Input and Profile (floor 1, contract): Torch-TensorRT-style shape ranges
+(min/opt/max), named and shared symbols, profiles."""
 
 from __future__ import annotations
 
@@ -7,6 +8,8 @@ from dataclasses import dataclass
 from typing import Sequence
 
 import torch
+
+from .dims import linear_form
 
 _PROFILE_KEYS = ("min_shape", "opt_shape", "max_shape")
 
@@ -434,8 +437,6 @@ def narrow_to_inputs(symbols, inputs: Sequence[Input]) -> None:
 
     import sympy
 
-    from .dims import _linear
-
     if len(inputs) != len(symbols.inputs):
         raise ValueError(f"inputs= has {len(inputs)} Input(s) for an exported program with "
                          f"{len(symbols.inputs)} tensor input(s) ({symbols.describe()})")
@@ -460,7 +461,7 @@ def narrow_to_inputs(symbols, inputs: Sequence[Input]) -> None:
             if isinstance(e, sympy.Symbol):
                 s, slo, shi = str(e), lo, hi
             else:
-                lin = _linear(e, syms[0]) if len(syms) == 1 else None
+                lin = linear_form(e, syms[0]) if len(syms) == 1 else None
                 if lin is None or lin[0] <= 0:
                     raise ValueError(f"{where}: axis {axis} is {symbols.render(str(e))} in the exported "
                                      "program; inputs= narrows axes that are a symbol or a*symbol + b")

@@ -1,4 +1,5 @@
-"""symhlo.export: a PyTorch model or ExportedProgram -> pure StableHLO with symbolic sizes."""
+"""symhlo.export (floor 2, frontend): a PyTorch model or ExportedProgram -> pure StableHLO with
+symbolic sizes; StableHLOProgram, and program_from_mlir for StableHLO text."""
 
 from __future__ import annotations
 
@@ -12,9 +13,16 @@ import torch
 
 from symhlo.passes.registry import PipelineError, run_pipeline
 
-from .dims import SymbolTable, from_exported_program, user_names
-from .errors import CompileError, SymhloError, UnsupportedOpError
-from .stages import Stage, StageTimer, bump
+from ..contract.attributes import (drop_constant_args, main_func, read_contract, readable_names,
+                                   torch_debug_names, write_contract)
+from ..contract.dims import SymbolTable, from_exported_program, parse_shape_expr, user_names
+from ..contract.inputs import apply_input_names, inputs_to_export_spec, narrow_to_inputs
+from ..contract.shape_assertions import import_foreign, read_func_attribute
+from ..contract.signature import signature_of, treespec_loads
+from ..errors import CompileError, SymhloError, UnsupportedOpError
+from ..stages import Stage, StageTimer, bump
+from .refusals import (counterexample, node_source_line, reject_data_dependent_ops,
+                       reject_unimportable_nodes)
 
 
 @dataclass
@@ -116,17 +124,14 @@ def _check_outputs(ep, text: str, names: dict[str, str] | None = None) -> None:
 def _pinned_by_export(ep, expr, value: int) -> bool:
     """Whether torch.export's own guards fix `expr` to `value` (`reshape(x, (25, 5))` guards
     `s0*s1 == 25`): then a static output axis is what the program promises, not a dim some
-    lowering pinned. Proved like a decomposition's guard (symhlo.importer._counterexample over
+    lowering pinned. Proved like a decomposition's guard (refusals.counterexample over
     the ranges and the input guards the call-time checks enforce)."""
     import sympy
-
-    from .dims import from_exported_program
-    from .importer import _counterexample
 
     premises = [(holds, syms) for _, holds, syms in from_exported_program(ep)._relation_checks]
     if not any(set(map(str, expr.free_symbols)) <= syms for _, syms in premises):
         return False   # no guard reads all of its symbols: nothing pins it
-    return _counterexample(sympy.Eq(expr, value), dict(ep.range_constraints), premises) is None
+    return counterexample(sympy.Eq(expr, value), dict(ep.range_constraints), premises) is None
 
 
 def _unlowered_op(module) -> tuple[str, str] | None:
@@ -188,8 +193,6 @@ def export(model_or_ep, args: Sequence | None = None, *, kwargs: dict | None = N
         # inputs= narrows the program's ranges (and may name its inputs and dims).
         return lower_exported_program(ep, names=names, timer=timer, narrow=inputs)
     if inputs is not None:
-        from .inputs import inputs_to_export_spec
-
         args, dynamic_shapes, names = inputs_to_export_spec(inputs)
     if args is None:
         raise SymhloError("export needs example args (or inputs=[symhlo.Input(...)])")
@@ -209,9 +212,6 @@ def narrow_program(prog: StableHLOProgram, inputs) -> StableHLOProgram:
     from torch_mlir import ir
     from symhlo.passes.ir_util import new_context
 
-    from .contract import main_func, read_contract, write_contract
-    from .inputs import narrow_to_inputs
-
     module = ir.Module.parse(prog.text, new_context())
     func = main_func(module)
     if func is None:
@@ -225,118 +225,6 @@ def narrow_program(prog: StableHLOProgram, inputs) -> StableHLOProgram:
     contract.assertions = list(getattr(prog.symbols, "assertions", []) or [])
     return StableHLOProgram(text=str(module), symbols=contract, exported_program=prog.exported_program,
                             times=dict(prog.times), in_spec=prog.in_spec, out_spec=prog.out_spec)
-
-
-def reject_data_dependent_ops(ep) -> None:
-    """Raises UnsupportedOpError for the first op whose output size depends on tensor values.
-
-    torch.export gives such sizes unbacked symbols (`u0`: nonzero, masked_select, unique, item).
-    symhlo has no lowering for them yet (StableHLO needs a static upper bound; IREE 3.13 has no
-    dynamic-size scatter-compaction form), so it names the op and its source line up front rather
-    than failing later on an internal op torch-mlir decomposed it into.
-    """
-    from torch.fx.experimental.symbolic_shapes import free_unbacked_symbols
-
-    for node in ep.graph.nodes:
-        if node.op != "call_function":
-            continue
-        val = node.meta.get("val")
-        vals = val if isinstance(val, (list, tuple)) else [val]
-        if not any(free_unbacked_symbols(v) for v in vals if isinstance(v, (torch.Tensor, torch.SymInt))):
-            continue
-        where = node_source_line(node, code=True)
-        raise UnsupportedOpError(
-            f"unsupported op '{node.target}' (FX node '{node.name}') at {where}: its output size "
-            f"depends on tensor values (data-dependent size {val.shape if isinstance(val, torch.Tensor) else val}), "
-            f"which symhlo cannot lower to StableHLO for IREE")
-
-
-def node_source_line(node, default: str = "unknown source line", code: bool = False) -> str:
-    """`file:line in fn` of the user's frame that made FX node `node` (its last stack_trace
-    frame), with that line's code when `code`; `default` without a trace."""
-    trace = node.meta.get("stack_trace") or ""
-    frames = re.findall(r'File "([^"]+)", line (\d+), in (\S+)'
-                        r'(?:\n(?![ \t]*File ")[ \t]*(.*))?', trace)
-    if not frames:
-        return default
-    file, line, fn, text = frames[-1]
-    return f"{file}:{line} in {fn}" + (f": {text.strip()}" if code and text.strip() else "")
-
-
-# Element types with no StableHLO counterpart (StableHLO's complex is complex<f32 | f64> only).
-_NO_STABLEHLO_DTYPES = {
-    torch.complex32: "complex32 (chalf): StableHLO has no complex<f16>",
-    # torch-mlir's FX importer has no dtype code for these (it raised KeyError: torch.complex128)
-    torch.complex128: "complex128 tensor, which torch-mlir's FX importer cannot import",
-    torch.uint16: "uint16 tensor, which torch-mlir's FX importer cannot import",
-    torch.uint64: "uint64 tensor, which torch-mlir's FX importer cannot import",
-}
-
-
-def reject_unsupported_dtypes(ep) -> None:
-    """Raises UnsupportedOpError for the first op producing a tensor of an element type
-    StableHLO cannot express, naming the op and its source line (torch-mlir emitted an invalid
-    `stablehlo.convert` to `complex<f16>` instead)."""
-    for node in ep.graph.nodes:
-        val = node.meta.get("val")
-        if node.op not in ("call_function", "placeholder") or not isinstance(val, torch.Tensor) \
-                or val.dtype not in _NO_STABLEHLO_DTYPES:
-            continue
-        where = node_source_line(node, "the program's inputs" if node.op == "placeholder"
-                                 else "unknown source line")
-        raise UnsupportedOpError(
-            f"unsupported op '{node.target}' (FX node '{node.name}') at {where}: it makes a "
-            f"{_NO_STABLEHLO_DTYPES[val.dtype]}")
-
-
-def reject_side_effects(ep) -> None:
-    """Raises UnsupportedOpError for an op torch.export threads through a side effect
-    (`with_effects`: `torch.linalg.cholesky`'s error check `aten._linalg_check_errors`, prints,
-    custom ops registered as effectful), naming it and its source line. torch-mlir's FX importer
-    has no `with_effects` ("Higher-order operation 'with_effects' not implemented"), and a
-    StableHLO program has no side effects to carry them."""
-    for node in ep.graph.nodes:
-        if node.op != "call_function" or node.target is not torch.ops.higher_order.with_effects:
-            continue
-        effect = node.args[1] if len(node.args) > 1 else node.target
-        api = next((a for a in node.args[2:] if isinstance(a, str)), None)
-        where = node_source_line(node)
-        hint = (f" (the error check of {api}: its *_ex variant returns the `info` tensor "
-                "instead of raising)") if api else ""
-        raise UnsupportedOpError(
-            f"unsupported op '{effect}' (FX node '{node.name}') at {where}: a side effect"
-            f"{hint}, which a StableHLO program cannot carry")
-
-
-def reject_float_size_arithmetic(ep) -> None:
-    """Raises UnsupportedOpError for size arithmetic in floating point in the user's graph
-    (`math.floor(float(x.shape[2]) * 1.7)`, which F.interpolate with recompute_scale_factor
-    traces as `trunc(sym_float(s) * 1.7)`), naming the node and its source line.
-
-    torch computes it in double arithmetic, which no integer size expression reproduces for
-    every size, and torch-mlir's FX importer has no `sym_float` (it failed with
-    NotImplementedError).
-    """
-    for node in ep.graph.nodes:
-        if node.op != "call_function" or node.target is not torch.sym_float:
-            continue
-        where = node_source_line(node)
-        raise UnsupportedOpError(
-            f"unsupported op 'sym_float' (FX node '{node.name}') at {where}: a `?` size used "
-            "as a floating-point number (floor(n * 1.7) for interpolate's "
-            "recompute_scale_factor, which torch evaluates in double arithmetic and no integer "
-            "size arithmetic reproduces for every n; scaled_dot_product_attention's default "
-            "scale 1 / sqrt(E) over a `?` head size E); pass size= or an integer / short "
-            "binary-fraction scale to interpolate, scale= to attention, or make that axis static")
-
-
-def reject_unimportable_nodes(ep) -> None:
-    """The refusals of nodes torch-mlir's FX importer cannot take (element types, float size
-    arithmetic, side effects), each naming the op and its source line. Run on the exported
-    program (the user's op names) and again after decomposing (what decompositions add)."""
-    reject_unsupported_dtypes(ep)
-    reject_float_size_arithmetic(ep)
-    reject_side_effects(ep)
 
 
 def restore_export_assumptions(ep) -> None:
@@ -362,8 +250,6 @@ def restore_export_assumptions(ep) -> None:
     import sympy
     from torch.fx.experimental.symbolic_shapes import ShapeGuard
     from torch.utils._sympy.value_ranges import ValueRanges
-
-    from .dims import parse_shape_expr
 
     # torch.export.load puts range_constraints' derived-dim keys (`2*s77`) into the env's
     # var_to_range, which must hold symbols only: decomposing then fails in torch with
@@ -398,7 +284,7 @@ def lower_exported_program(ep, *, names: dict[str, str] | None = None,
     """ExportedProgram -> StableHLOProgram (import, torch backend, our passes).
 
     The call contract (symbols in the user's names, ranges, relations, the signature with
-    kwarg names and constant arguments) is written onto @main (symhlo.contract) and the
+    kwarg names and constant arguments) is written onto @main (contract.attributes) and the
     program's `symbols` are read back from there.
 
     Args:
@@ -406,8 +292,8 @@ def lower_exported_program(ep, *, names: dict[str, str] | None = None,
       input_names: the symhlo.Inputs the module was exported from (they name its inputs).
       narrow: symhlo.Inputs whose ranges narrow an already exported program's.
     """
-    from .contract import (drop_constant_args, main_func, read_contract, readable_names,
-                           signature_of, torch_debug_names, write_contract)
+    # Deferred: torch-mlir's FX importer takes ~0.9 s to import, which `import symhlo` (and the
+    # CLI's --help) need not pay before the first export.
     from .importer import import_exported_program
 
     timer = timer or StageTimer(False)
@@ -415,12 +301,8 @@ def lower_exported_program(ep, *, names: dict[str, str] | None = None,
     given = {**torch_debug_names(ep, symbols), **(names or {})}
     symbols = from_exported_program(ep, given)
     if input_names is not None:
-        from .inputs import apply_input_names
-
         apply_input_names(symbols, input_names)  # Input(name=...) names the input in messages
     if narrow is not None:
-        from .inputs import narrow_to_inputs
-
         narrow_to_inputs(symbols, narrow)
     if symbols.unchecked_guards:
         raise UnsupportedOpError(
@@ -476,32 +358,26 @@ def lower_exported_program(ep, *, names: dict[str, str] | None = None,
 
 def program_from_mlir(text: str) -> StableHLOProgram:
     """A StableHLO module's text -> StableHLOProgram; its contract comes from @main's `symhlo.*`
-    attributes (symhlo.contract).
+    attributes (contract.attributes).
 
     Without them (StableHLO from another exporter), every `?` axis is its own unbounded symbol.
     """
     from torch_mlir import ir
     from symhlo.passes.ir_util import new_context
 
-    from .contract import main_func, read_contract
-
     ctx = new_context()
     module = ir.Module.parse(text, ctx)
     func = main_func(module)
     if func is None:
         raise CompileError("the module has no func.func @main")
-    from .shape_assertions import import_foreign, read_func_attribute
-
     if import_foreign(module):  # another exporter's StableHLO: calls inlined, assertions -> checks
         text, func = module.operation.get_asm(enable_debug_info=True), main_func(module)  # keeps the input's lines
     symbols = read_contract(func)
     symbols.assertions = read_func_attribute(func)
     out_spec = None
     if symbols.signature is not None and symbols.signature.out_spec:
-        from .compiler import _treespec_loads
-
         try:
-            out_spec = _treespec_loads(symbols.signature.out_spec)
+            out_spec = treespec_loads(symbols.signature.out_spec)
         except Exception as e:
             raise CompileError(f"@main: bad output spec in symhlo.signature: {e}") from None
     return StableHLOProgram(text=text, symbols=symbols,

@@ -1,0 +1,221 @@
+"""The runtime side (floor 3, backend): loading a vmfb on a driver and calling it with arrays.
+
+Transfers are explicit in both directions: inputs are copied into device buffers, and results are
+read back through a mapping when the device buffer allows one, or else through a host staging
+buffer filled by a queue copy. iree.runtime's own result transfer imports a numpy allocation into
+the device, which Vulkan drivers such as Mesa's lavapipe refuse (host pointers must be 4096-byte
+aligned); the staging copy works on every driver.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+
+import numpy as np
+
+from ..errors import DeviceError, SymhloError
+from .host_heap import HOST_HEAP
+from .targets import DRIVER_NEEDS, TARGETS, target_of_driver, vmfb_targets
+
+_NO_HEAP = contextlib.nullcontext()
+
+
+def open_device(driver: str):
+    """The (process-cached) IREE HAL device for `driver`; DeviceError naming what is missing."""
+    import iree.runtime as rt
+
+    available = sorted(rt.query_available_drivers())
+    if driver not in available:
+        raise DeviceError(f"IREE driver '{driver}' is not compiled into this iree-base-runtime "
+                          f"(it has: {', '.join(available)})")
+    try:
+        return rt.get_device(driver)
+    except Exception as e:
+        cause = e.__cause__ or e  # get_device's own message is generic; its cause names the library
+        reason = " ".join(str(cause).split())
+        usable = [t for t in TARGETS if t != target_of_driver(driver) and _has_device(TARGETS[t][1])]
+        raise DeviceError(
+            f"no device for target '{target_of_driver(driver)}' (IREE driver '{driver}'): "
+            f"{reason}. It needs {DRIVER_NEEDS.get(driver, 'its device driver')}. "
+            f"Targets with a device here: {', '.join(usable) or 'none'}.") from None
+
+
+def _has_device(driver: str) -> bool:
+    import iree.runtime as rt
+
+    try:
+        return bool(rt.get_driver(driver).query_available_devices())
+    except Exception:
+        return False
+
+
+def _bfloat16() -> np.dtype:
+    import ml_dtypes  # iree-base-runtime's own dependency; numpy has no bfloat16
+
+    return np.dtype(ml_dtypes.bfloat16)
+
+
+def to_numpy(t) -> np.ndarray:
+    """A CPU torch tensor -> a numpy array sharing its memory (bfloat16 via ml_dtypes' type;
+    torch's `.numpy()` refuses bfloat16)."""
+    import torch
+
+    t = t.detach().cpu().contiguous()  # (np.ascontiguousarray would turn 0-d arrays into 1-d ones)
+    if t.dtype == torch.bfloat16:
+        return t.view(torch.int16).numpy().view(_bfloat16())
+    return t.numpy()
+
+
+def to_torch(a: np.ndarray):
+    """A numpy array from the runtime -> a torch tensor sharing its memory (bfloat16 included)."""
+    import torch
+
+    if a.dtype == _bfloat16():
+        return torch.from_numpy(a.view(np.int16)).view(torch.bfloat16)
+    return torch.from_numpy(a)
+
+
+def _element_type(dtype: np.dtype):
+    import iree.runtime as rt
+
+    T = rt.HalElementType
+    table = {
+        _bfloat16(): T.BFLOAT_16,
+        np.dtype(np.float32): T.FLOAT_32, np.dtype(np.float64): T.FLOAT_64,
+        np.dtype(np.float16): T.FLOAT_16, np.dtype(np.int64): T.SINT_64,
+        np.dtype(np.int32): T.SINT_32, np.dtype(np.int16): T.SINT_16, np.dtype(np.int8): T.SINT_8,
+        np.dtype(np.uint8): T.UINT_8, np.dtype(np.uint16): T.UINT_16,
+        np.dtype(np.uint32): T.UINT_32, np.dtype(np.uint64): T.UINT_64,
+        np.dtype(np.bool_): T.BOOL_8,
+    }
+    try:
+        return table[np.dtype(dtype)]
+    except KeyError:
+        raise SymhloError(f"arrays of dtype {np.dtype(dtype)} cannot be passed to an IREE "
+                          "module") from None
+
+
+class Runtime:
+    """An IREE context holding one vmfb on one driver; one per thread (IREE contexts are not shared).
+
+    Args:
+      vmfb: the compiled module.
+      driver: an IREE driver name ("local-task", "vulkan", "cuda", "hip").
+      function: the exported function to call.
+    Raises:
+      DeviceError: the driver or its device is missing, or the module was built for another target.
+      SymhloError: the bytes are not an IREE module.
+    """
+
+    def __init__(self, vmfb: bytes, driver: str, function: str = "main"):
+        import iree.runtime as rt
+
+        self.driver = driver
+        self.device = open_device(driver)
+        self._host_heap = driver in ("local-task", "local-sync") and HOST_HEAP.enabled()
+        self.instance = rt.VmInstance()
+        try:
+            self.module = rt.VmModule.copy_buffer(self.instance, vmfb)
+        except Exception as e:
+            raise SymhloError(f"not a valid IREE module (vmfb): {' '.join(str(e).split())}") from None
+        hal = rt.create_hal_module(self.instance, self.device)
+        try:
+            self.ctx = rt.VmContext(self.instance, modules=[hal, self.module])
+        except Exception as e:
+            built = vmfb_targets(vmfb)
+            asked = target_of_driver(driver)
+            if built and asked not in built:
+                raise DeviceError(
+                    f"the module was built for target '{'/'.join(built)}', but it was asked to run "
+                    f"on target '{asked}' (IREE driver '{driver}'); recompile it with "
+                    f"target='{asked}' or run it on '{built[0]}'") from None
+            raise DeviceError(f"the module cannot load on IREE driver '{driver}': "
+                              f"{_first_line(e)}") from None
+        self.function = self.module.lookup_function(function)
+        if self.function is None:
+            raise SymhloError(f"the module has no function '{function}' "
+                              f"(it has: {', '.join(self.module.function_names)})")
+        self.signature = str(self.function.reflection.get("iree.abi.declaration", ""))
+        self._n_args, self._n_results = _arity(self.signature)
+
+    def __call__(self, arrays: list[np.ndarray]) -> list[np.ndarray]:
+        """Runs the function on host arrays; returns host arrays (copies, owned by numpy)."""
+        import iree.runtime as rt
+
+        if self._n_args is not None and len(arrays) != self._n_args:
+            raise SymhloError(f"the module takes {self._n_args} arrays, got {len(arrays)} "
+                              f"({self.signature})")
+        args = rt.VmVariantList(len(arrays))
+        for a in arrays:
+            args.push_ref(self._to_device(np.require(a, requirements="C")))  # keeps 0-d arrays 0-d
+        rets = rt.VmVariantList(self._n_results or 4)
+        with HOST_HEAP if self._host_heap else _NO_HEAP:
+            try:
+                self.ctx.invoke(self.function, args, rets)
+            except Exception as e:
+                raise SymhloError(f"the module failed on IREE driver '{self.driver}': "
+                                  f"{' '.join(str(e).split())}") from None
+            return [self._to_host(rets, i) for i in range(len(rets))]
+
+    # -- transfers -----------------------------------------------------------------------------
+
+    def _to_device(self, a: np.ndarray):
+        import iree.runtime as rt
+
+        et = _element_type(a.dtype)
+        if a.dtype == np.bool_:
+            a = a.view(np.int8)
+        return self.device.allocator.allocate_buffer_copy(
+            memory_type=rt.MemoryType.DEVICE_LOCAL,
+            allowed_usage=rt.BufferUsage.DEFAULT | rt.BufferUsage.MAPPING,
+            device=self.device, buffer=a, element_type=et)
+
+    def _to_host(self, rets, i: int) -> np.ndarray:
+        import iree.runtime as rt
+
+        try:
+            bv = rets.get_as_object(i, rt.HalBufferView)
+        except Exception:
+            return np.asarray(rets.get_variant(i))
+        shape = tuple(bv.shape)
+        dtype = np.dtype(rt.HalElementType.map_to_dtype(bv.element_type))  # BOOL_8 -> bool
+        if int(np.prod(shape)) == 0:
+            return np.empty(shape, dtype=dtype)
+        buf = bv.get_buffer()
+        mappable = (buf.memory_type() & int(rt.MemoryType.HOST_VISIBLE)
+                    and buf.allowed_usage() & int(rt.BufferUsage.MAPPING_SCOPED))
+        if mappable:
+            mapped = bv.map()
+            return np.array(mapped.asarray(shape, dtype), copy=True)
+        return self._staged_copy(buf, shape, dtype)
+
+    def _staged_copy(self, source, shape, dtype) -> np.ndarray:
+        """Device buffer -> a host-visible staging buffer (queue copy) -> a numpy copy."""
+        import iree.runtime as rt
+
+        size = source.byte_length()
+        staging = self.device.allocator.allocate_buffer(
+            memory_type=int(rt.MemoryType.HOST_LOCAL | rt.MemoryType.DEVICE_VISIBLE),
+            allowed_usage=int(rt.BufferUsage.TRANSFER_TARGET | rt.BufferUsage.MAPPING_SCOPED),
+            allocation_size=size)
+        sem = self.device.create_semaphore(0)
+        self.device.queue_copy(source, staging, wait_semaphores=rt.HalFence.create_at(sem, 0),
+                               signal_semaphores=rt.HalFence.create_at(sem, 1))
+        rt.HalFence.create_at(sem, 1).wait()
+        mapped = staging.map()
+        return np.array(mapped.asarray(shape, dtype), copy=True)
+
+
+def _arity(signature: str) -> tuple[int | None, int | None]:
+    """(number of arguments, number of results) from an IREE declaration; None where unknown."""
+    m = re.match(r".*?@[\w$.-]+\((.*?)\)\s*(?:->\s*(.*))?$", signature.strip(), re.S)
+    if not m:
+        return None, None
+    count = lambda part: len(re.findall(r"%\w+\s*:", part)) if part else 0  # noqa: E731
+    return count(m.group(1)), count(m.group(2))
+
+
+def _first_line(e: Exception) -> str:
+    text = str(e).strip()
+    return text.splitlines()[0][:400] if text else type(e).__name__

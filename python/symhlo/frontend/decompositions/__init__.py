@@ -1,0 +1,50 @@
+"""The decompositions symhlo adds to torch-mlir's table before import (floor 2, frontend): the
+table `symhlo_decompositions()`, gathered from the op-family modules of this subpackage.
+
+basic (nearest upsampling, adaptive pooling, group norm, reflection padding, attention, remainder,
+roll, tan, clamp), indexing, pooling, select (sorts, scans, norms, scatters), shapes (views, copies,
+windows), special (special functions), views (as_strided). Each rewrites an op into ATen ops that
+torch-mlir lowers to StableHLO with every size kept symbolic.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import torch
+
+from .basic import (adaptive_avg_pool2d, clamp_tensor, native_group_norm, reflection_pad, remainder,
+                    roll, sdpa_flash_for_cpu, tan, upsample_nearest)
+from .indexing import indexing_decompositions
+from .pooling import pooling_decompositions
+from .select import select_decompositions
+from .shapes import shape_decompositions
+from .special import special_decompositions
+from .views import as_strided_view
+
+aten = torch.ops.aten
+
+
+def symhlo_decompositions() -> dict[torch._ops.OpOverload, Callable]:
+    """The decompositions symhlo applies on top of torch-mlir's table."""
+    return {
+        **pooling_decompositions(),
+        **shape_decompositions(),
+        **indexing_decompositions(),
+        **special_decompositions(),
+        **select_decompositions(),
+        aten.as_strided.default: as_strided_view,
+        aten.upsample_nearest1d.vec: upsample_nearest,
+        aten.upsample_nearest2d.vec: upsample_nearest,
+        aten._adaptive_avg_pool2d.default: adaptive_avg_pool2d,
+        aten.native_group_norm.default: native_group_norm,
+        aten.reflection_pad1d.default: reflection_pad,
+        aten.reflection_pad2d.default: reflection_pad,
+        aten._scaled_dot_product_flash_attention_for_cpu.default: sdpa_flash_for_cpu,
+        aten.remainder.Tensor: remainder,
+        aten.remainder.Scalar: remainder,
+        aten.remainder.Scalar_Tensor: remainder,
+        aten.tan.default: tan,
+        aten.roll.default: roll,
+        aten.clamp.Tensor: clamp_tensor,
+    }
