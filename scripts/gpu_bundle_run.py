@@ -89,11 +89,17 @@ def main(argv=None) -> int:
     p.add_argument("--driver", default="cuda")
     p.add_argument("--repeats", type=int, default=20)
     p.add_argument("--json", default=None, help="write the rows as JSON here")
+    p.add_argument("--flag", action="append", default=[],
+                   help="an IREE runtime flag, e.g. --flag=--cuda_use_streams=true (repeatable)")
+    p.add_argument("--models", default=None, help="comma-separated subset of the bundle's models")
+    p.add_argument("--archs", default=None, help="comma-separated subset of the bundle's archs")
     a = p.parse_args(argv)
 
     import iree.runtime as rt
 
     _ELEMENT_TYPES.update(_element_types(rt))
+    if a.flag:
+        rt.flags.parse_flags(*a.flag)
     man = json.load(open(os.path.join(a.bundle, "manifest.json")))
     try:
         device = rt.get_device(a.driver)
@@ -112,6 +118,8 @@ def main(argv=None) -> int:
     rows, failures = [], 0
     path = lambda fn: os.path.join(a.bundle, fn)  # noqa: E731
     for m in man["models"]:
+        if a.models and m["name"] not in a.models.split(","):
+            continue
         traced = None
         if has_cuda and m.get("torchscript"):
             try:
@@ -119,6 +127,8 @@ def main(argv=None) -> int:
             except Exception as e:
                 print(f"  {m['name']}: TorchScript did not load ({type(e).__name__}); no eager column")
         for arch, vfn in m["vmfb"].items():
+            if a.archs and arch not in a.archs.split(","):
+                continue
             try:
                 t0 = time.perf_counter()
                 ctx, fn = _load(rt, instance, device, path(vfn))
