@@ -22,6 +22,12 @@ def test_registry_key_is_the_pass_name(name):
 
 
 @pytest.mark.parametrize("name", sorted(PASSES))
+def test_pass_module_is_named_after_the_pass(name):
+    module = PASSES[name]().__module__
+    assert module == "symhlo.passes." + name.removeprefix("symhlo-").replace("-", "_")
+
+
+@pytest.mark.parametrize("name", sorted(PASSES))
 def test_pass_module_documents_before_and_after_ir(name):
     module = sys.modules[PASSES[name]().__module__]
     assert module.__doc__ and name in module.__doc__
