@@ -198,6 +198,7 @@ def conv_as_im2col_matmul(e: OpBuilder, padded: ir.Value, k: ir.Value, result_t:
         xt = transpose(padded) : N x S.. x C
         patches = linalg.generic : N x O.. x K.. x C,  patches[n, o.., k.., c] = xt[n, o*s + k*d.., c]
         y = collapse(patches) : (N*O..) x (K..*C)  dot  reshape(transpose(kernel)) : (K..*C) x F
+            (linalg.matmul when F = 1: IREE rejects the dot_general's matrix-vector form)
         result = transpose(expand(y) : N x O.. x F) : N x F x O..
     """
     p_t, k_t = ir.RankedTensorType(padded.type), ir.RankedTensorType(k.type)
@@ -236,8 +237,18 @@ def conv_as_im2col_matmul(e: OpBuilder, padded: ir.Value, k: ir.Value, result_t:
     reassoc = [list(range(nsp + 1)), [nsp + 1]]
     kt = _transpose(e, k, list(range(2, nsp + 2)) + [1, 0])
     w2 = e.value("stablehlo.reshape", [ir.RankedTensorType.get([kk * c, f], elt)], [kt])
-    mm = e.value("stablehlo.dot_general", [ir.RankedTensorType.get([dyn, f], elt)], [rows, w2],
-                  {"dot_dimension_numbers": dot_numbers([1], [0])})
+    mm_t = ir.RankedTensorType.get([dyn, f], elt)
+    if f == 1:
+        # One filter (a one-class segmentation head): IREE 3.13 turns a `? x K` by `K x 1`
+        # dot_general into a matrix-vector product through a `stablehlo.reshape` to `?x1`,
+        # which it then rejects as not statically shaped; linalg.matmul is taken as is.
+        zero = e.constant(elt, 0.0)
+        with e.loc, e.ip:
+            out = _filled(e, mm_t, [e.tensor_dim(rows, 0), None], zero)
+            mm = linalg.matmul(rows, w2, outs=[out])
+    else:
+        mm = e.value("stablehlo.dot_general", [mm_t], [rows, w2],
+                      {"dot_dimension_numbers": dot_numbers([1], [0])})
     out_last_t = ir.RankedTensorType.get([n] + out_sp + [f], elt)
     with e.loc, e.ip:
         out_last = tensor.expand_shape(out_last_t, mm, reassoc, dyn_sizes, [n] + out_sp + [f])

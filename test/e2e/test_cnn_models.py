@@ -109,3 +109,23 @@ def test_unet_derived_hw():
                 ({0: b, 2: 4 * h, 3: 4 * w},),
                 [(randn(1, 3, 8, 8),), (randn(2, 3, 20, 36),), (randn(1, 3, 128, 160),)],
                 rtol=1e-4, atol=1e-4)
+
+
+class UNetOneClass(UNetSmall):
+    """The U-Net above with a one-class head (a 1x1 conv to a single channel, binary masks)."""
+
+    def __init__(self):
+        super().__init__()
+        self.head = nn.Conv2d(8, 1, 1)
+
+
+def test_unet_one_class_head():
+    # Regression: the one-filter head's `? x 8` by `8 x 1` product reached iree-compile as a
+    # dot_general that IREE 3.13 turned into a `stablehlo.reshape` to `?x1` and then rejected
+    # ('result #0 must be statically shaped'); it is now a linalg.matmul.
+    b = Dim("b", min=1, max=16)
+    h, w = Dim("h", min=2, max=256), Dim("w", min=2, max=256)
+    check_model("unet_one_class", UNetOneClass(), (randn(2, 3, 16, 24),),
+                ({0: b, 2: 4 * h, 3: 4 * w},),
+                [(randn(1, 3, 8, 8),), (randn(3, 3, 20, 36),), (randn(2, 3, 68, 44),)],
+                rtol=1e-4, atol=1e-4)

@@ -36,6 +36,26 @@ func.func @conv2d_stride_pad(%arg0: tensor<?x3x?x?xf32>, %arg1: tensor<4x3x3x3xf
 
 // -----
 
+// One filter (a one-class segmentation head, 1x1 kernel over 8 channels): the `? x 8` by `8 x 1`
+// product is a linalg.matmul; as a dot_general, IREE 3.13 made it a matrix-vector product
+// through a `stablehlo.reshape` to `?x1` that it then rejected.
+// CHECK-LABEL: func @conv2d_one_filter
+// CHECK:         %[[ROWS:.*]] = tensor.collapse_shape %{{.*}} {{\[\[}}0, 1, 2], [3, 4, 5]] : tensor<?x?x?x1x1x8xf32> into tensor<?x8xf32>
+// CHECK:         %[[K2:.*]] = stablehlo.reshape %{{.*}} : (tensor<1x1x8x1xf32>) -> tensor<8x1xf32>
+// CHECK:         %[[R:.*]] = tensor.dim %[[ROWS]], %{{.*}} : tensor<?x8xf32>
+// CHECK:         %[[E:.*]] = tensor.empty(%[[R]]) : tensor<?x1xf32>
+// CHECK:         %[[F:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%[[E]] : tensor<?x1xf32>)
+// CHECK:         %[[MM:.*]] = linalg.matmul ins(%[[ROWS]], %[[K2]] : tensor<?x8xf32>, tensor<8x1xf32>) outs(%[[F]] : tensor<?x1xf32>)
+// CHECK:         tensor.expand_shape %[[MM]] {{\[\[}}0, 1, 2], [3]] output_shape [%{{.*}}, %{{.*}}, %{{.*}}, 1] : tensor<?x1xf32> into tensor<?x?x?x1xf32>
+// CHECK-NOT:     stablehlo.dot_general
+// CHECK-NOT:     stablehlo.convolution
+func.func @conv2d_one_filter(%arg0: tensor<?x8x?x?xf32>, %arg1: tensor<1x8x1x1xf32>) -> tensor<?x1x?x?xf32> {
+  %0 = stablehlo.convolution(%arg0, %arg1) dim_numbers = [b, f, 0, 1]x[o, i, 0, 1]->[b, f, 0, 1], window = {stride = [1, 1], pad = [[0, 0], [0, 0]], rhs_dilate = [1, 1]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<?x8x?x?xf32>, tensor<1x8x1x1xf32>) -> tensor<?x1x?x?xf32>
+  return %0 : tensor<?x1x?x?xf32>
+}
+
+// -----
+
 // A dynamic batch alone compiles in IREE as StableHLO: left alone.
 // CHECK-LABEL: func @conv2d_dynamic_batch_only_unchanged
 // CHECK:         stablehlo.convolution
