@@ -289,8 +289,10 @@ ROWS: tuple[Row, ...] = (
         "conv, batch_norm, residual, max pool, adaptive avg pool; `?` batch and H/W",
         ("test_cnn_models.py::test_resnet_dynamic_batch_and_hw",)),
     Row("model", "U-Net-style CNN",
-        "pooling, nearest / bilinear upsampling, skip concats; H/W as derived dims `4*h`",
-        ("test_cnn_models.py::test_unet_derived_hw", "test_fuzz_shapes.py::test_fuzz_unet_sizes")),
+        "pooling, nearest / bilinear upsampling, skip concats; H/W as derived dims `4*h`; "
+        "a one-class (single-filter) head",
+        ("test_cnn_models.py::test_unet_derived_hw", "test_cnn_models.py::test_unet_one_class_head",
+         "test_fuzz_shapes.py::test_fuzz_unet_sizes")),
     # --- checks ----------------------------------------------------------------------------------
     Row("check", "no silent specialization",
         "exports at two example sizes give identical StableHLO; symbolic output axes are `?`; "
