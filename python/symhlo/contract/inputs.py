@@ -395,6 +395,74 @@ def inputs_to_export_spec(inputs: Sequence[Input]):
     return tuple(args), tuple(specs), {}
 
 
+def bind_to_parameters(inputs: Sequence[Input], args: tuple, specs: tuple, params: Sequence,
+                       kwargs: dict | None, where: str = "forward"):
+    """Binds each Input to a parameter of the model's forward: a named Input to the parameter of
+    its name, the unnamed ones, in order, to the positional parameters left.
+
+    Without any named Input (or without a signature to read) the Inputs stay positional, as
+    torch.export takes them. The leading run of bound parameters is passed by position, every
+    other one by name (`forward(input_ids, past_key_values=None, attention_mask=None)` with
+    Inputs for `input_ids` and `attention_mask`: `(ids,)` and `{"attention_mask": mask}`).
+
+    Args:
+      inputs, args, specs: the Inputs, their example tensors and their torch.export dynamic
+        shapes (inputs_to_export_spec), in the order given.
+      params: the forward's inspect.Parameter list (without self), or None when unknown.
+      kwargs: the user's other keyword arguments (constants), kept.
+      where: how to name the forward in messages (`forward(input_ids, attention_mask)`).
+    Returns:
+      (args, kwargs, dynamic_shapes, inputs): what torch.export takes, with the Inputs reordered
+      to the program's tensor inputs (positional ones, then keyword ones in the forward's order).
+    Raises:
+      ValueError: a name that matches no parameter (listing them), two Inputs for one parameter,
+        an Input for a parameter also given in kwargs=, or more unnamed Inputs than parameters.
+    """
+    import inspect
+
+    kwargs = dict(kwargs or {})
+    if params is None or not any(i.name is not None for i in inputs):
+        return args, kwargs or None, specs, list(inputs)
+    kinds = {p.name: p.kind for p in params}
+    named = [p.name for p in params if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+    open_kw = any(p.kind == p.VAR_KEYWORD for p in params)
+    shown = ", ".join(named) or "none"
+    bound: dict[str, int] = {}
+    for k, inp in enumerate(inputs):
+        if inp.name is None:
+            continue
+        if inp.name not in named and not open_kw:
+            raise ValueError(f"Input(name={inp.name!r}) matches no parameter of {where}; its "
+                             f"parameters are: {shown}")
+        if inp.name in bound:
+            raise ValueError(f"Input(name={inp.name!r}) is given twice (inputs {bound[inp.name]} and {k})")
+        if inp.name in kwargs:
+            raise ValueError(f"Input(name={inp.name!r}) binds the parameter {inp.name!r}, which "
+                             "kwargs= also gives")
+        bound[inp.name] = k
+    free = [n for n in named if kinds[n] != inspect.Parameter.KEYWORD_ONLY
+            and n not in bound and n not in kwargs]
+    unnamed = [k for k, inp in enumerate(inputs) if inp.name is None]
+    if len(unnamed) > len(free):
+        raise ValueError(f"{len(unnamed)} unnamed Input(s) but {where} has only {len(free)} "
+                         f"positional parameter(s) left ({', '.join(free) or 'none'})")
+    for n, k in zip(free, unnamed):
+        bound[n] = k
+    order = [n for n in named if n in bound] + [n for n in bound if n not in named]
+    npos = 0
+    for n in named:
+        if n not in bound or kinds[n] == inspect.Parameter.KEYWORD_ONLY:
+            break
+        npos += 1
+    pos, kw = order[:npos], order[npos:]
+    for n in kw:
+        kwargs[n] = args[bound[n]]
+    shapes = {n: specs[bound[n]] for n in order}
+    shapes.update({n: None for n in kwargs if n not in shapes})  # constants: no dynamic axes
+    return (tuple(args[bound[n]] for n in pos), kwargs or None, shapes,
+            [inputs[bound[n]] for n in order])
+
+
 def apply_input_names(symbols, inputs: Sequence[Input]) -> None:
     """Renames a SymbolTable's inputs to the Input names given (by position), in place.
 

@@ -16,7 +16,8 @@ from symhlo.passes.registry import PipelineError, run_pipeline
 from ..contract.attributes import (drop_constant_args, main_func, read_contract, readable_names,
                                    torch_debug_names, write_contract)
 from ..contract.dims import SymbolTable, from_exported_program, parse_shape_expr, user_names
-from ..contract.inputs import apply_input_names, inputs_to_export_spec, narrow_to_inputs
+from ..contract.inputs import (apply_input_names, bind_to_parameters, inputs_to_export_spec,
+                               narrow_to_inputs)
 from ..contract.shape_assertions import import_foreign, read_func_attribute
 from ..contract.signature import signature_of, treespec_loads
 from ..errors import CompileError, SymhloError, UnsupportedOpError
@@ -87,6 +88,20 @@ class FunctionModule(torch.nn.Module):
     def __init__(self, fn):
         super().__init__()
         self.forward = fn
+
+
+def forward_parameters(model) -> tuple[list | None, str]:
+    """The parameters of a model's forward (or a plain function's), without self, and how to
+    name the forward in messages; (None, ...) when the signature cannot be read."""
+    import inspect
+
+    fn = model.forward if isinstance(model, torch.nn.Module) else model
+    name = f"{type(model).__name__}.forward" if isinstance(model, torch.nn.Module) else \
+        getattr(model, "__name__", "the function")
+    try:
+        return list(inspect.signature(fn).parameters.values()), name
+    except (TypeError, ValueError):
+        return None, name
 
 
 def _export_module(model, args, kwargs, dynamic_shapes):
@@ -194,6 +209,9 @@ def export(model_or_ep, args: Sequence | None = None, *, kwargs: dict | None = N
         return lower_exported_program(ep, names=names, timer=timer, narrow=inputs)
     if inputs is not None:
         args, dynamic_shapes, names = inputs_to_export_spec(inputs)
+        params, where = forward_parameters(model_or_ep)
+        args, kwargs, dynamic_shapes, inputs = bind_to_parameters(inputs, args, dynamic_shapes, params,
+                                                                  kwargs, where)
     if args is None:
         raise SymhloError("export needs example args (or inputs=[symhlo.Input(...)])")
     with timer.stage(Stage.EXPORT):
