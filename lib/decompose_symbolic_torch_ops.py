@@ -35,6 +35,7 @@ from torch_mlir import ir
 
 from .builder import (TorchBuilder, apply_patterns, torch_constant_int, vtensor_sizes_and_dtype,
                       vtensor_type)
+from .contract_attrs import MAX_DIM_SIZE
 from .ir_util import defining_op, ensure_upstream_registered, walk_ops
 from .registry import Pass, PassFailure
 
@@ -223,14 +224,11 @@ def convert_torch_aten_split_with_sizes(op: ir.Operation) -> bool:
     return True
 
 
-_MAX_DIM = 2**31  # stablehlo.get_dimension_size is i32: no axis is longer
-
-
 def dim_upper_bound(x: ir.Value, axis: int) -> int:
     """An upper bound of `x.shape[axis]`: static size, else from `torch.bind_symbolic_shape`.
 
     A bound expression that is a sum / product of symbols and non-negative constants is evaluated
-    at the symbols' maxima; anything else (or no binding) is bounded by 2^31.
+    at the symbols' maxima; anything else (or no binding) is bounded by MAX_DIM_SIZE.
     """
     sizes, _ = _vtensor_parts(x.type)
     if sizes[axis] is not None:
@@ -248,12 +246,12 @@ def dim_upper_bound(x: ir.Value, axis: int) -> int:
         for sym in op.operands[1:]:
             d = defining_op(sym)
             if d is None or d.name != "torch.symbolic_int":
-                return _MAX_DIM
-            maxima.append(min(ir.IntegerAttr(d.attributes["max_val"]).value, _MAX_DIM))
+                return MAX_DIM_SIZE
+            maxima.append(min(ir.IntegerAttr(d.attributes["max_val"]).value, MAX_DIM_SIZE))
         bound = eval(re.sub(r"s(\d+)", lambda m: str(maxima[int(m.group(1))]), exprs[axis]),
                      {"__builtins__": {}})
-        return min(int(bound), _MAX_DIM)
-    return _MAX_DIM
+        return min(int(bound), MAX_DIM_SIZE)
+    return MAX_DIM_SIZE
 
 
 # Axis bound up to which cumsum is a masked sum over an n x n triangle (O(n^2) work and memory).
@@ -273,7 +271,7 @@ def convert_torch_aten_cumsum(op: ir.Operation) -> bool:
       %r = torch.aten.sum.dim_IntList %m, [-1]                                    : [2,?]
 
     Larger or unbounded axes: a log-step (Hillis-Steele) scan, x += shift(x, k) for k = 1, 2,
-    4, ... up to the bound (2^31 when unbounded), with shift(x, k) = `cat([zeros(min(k, n)),
+    4, ... up to the bound (MAX_DIM_SIZE when unbounded), with shift(x, k) = `cat([zeros(min(k, n)),
     x])[:n]`, exact for any n (a shift by k >= n adds zeros), O(n log n_max).
 
     Why two forms: IREE 3.13 fails to compile a `concatenate` along a `?` axis whose operand's

@@ -31,13 +31,13 @@ from dataclasses import dataclass
 from torch_mlir import ir
 
 from .builder import apply_patterns, comparison_direction
+from .contract_attrs import ARG_SHAPES, MAX_DIM_SIZE, SYMBOLS
 from .ir_util import create, defining_op, remove_dead_ops
 from .registry import Pass
 
-INT32_MAX = 2**31 - 1
 _INF = float("inf")
 Interval = tuple[float, float]
-_ANY_SIZE: Interval = (0, INT32_MAX)
+_ANY_SIZE: Interval = (0, MAX_DIM_SIZE)
 
 
 def _scalar_int_type(v: ir.Value) -> bool:
@@ -84,7 +84,7 @@ def _expr_interval(text: str, ranges: dict[str, Interval]) -> Interval:
         lo, hi = walk(tree)
     except (ValueError, RecursionError):
         return _ANY_SIZE
-    return (max(lo, 0), min(hi, INT32_MAX))
+    return (max(lo, 0), min(hi, MAX_DIM_SIZE))
 
 
 def _mul(a: Interval, b: Interval) -> Interval:
@@ -96,15 +96,15 @@ def _mul(a: Interval, b: Interval) -> Interval:
 def _contract_ranges(func: ir.Operation) -> list[list[Interval]] | None:
     """Per argument, per axis: the interval of its size from the contract (None without one)."""
     attrs = func.attributes
-    if "symhlo.arg_shapes" not in attrs:
+    if ARG_SHAPES not in attrs:
         return None
     ranges: dict[str, Interval] = {}
-    if "symhlo.symbols" in attrs:
-        for named in ir.DictAttr(attrs["symhlo.symbols"]):
+    if SYMBOLS in attrs:
+        for named in ir.DictAttr(attrs[SYMBOLS]):
             lo, hi = (ir.IntegerAttr(x).value for x in ir.ArrayAttr(named.attr))
-            ranges[named.name] = (lo, min(hi, INT32_MAX))
+            ranges[named.name] = (lo, min(hi, MAX_DIM_SIZE))
     out = []
-    for shape in ir.ArrayAttr(attrs["symhlo.arg_shapes"]):
+    for shape in ir.ArrayAttr(attrs[ARG_SHAPES]):
         out.append([_expr_interval(ir.StringAttr(e).value, ranges) for e in ir.ArrayAttr(shape)])
     return out
 

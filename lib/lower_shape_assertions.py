@@ -34,7 +34,8 @@ from torch_mlir import ir
 
 from .ir_util import walk_ops
 from .registry import Pass, PassFailure
-from .size_facts import ASSERTIONS_ATTR, SizeFacts, main_function
+from .contract_attrs import SHAPE_ASSERTIONS
+from .size_facts import SizeFacts, main_function
 
 
 def _has_opaque(e) -> bool:
@@ -124,9 +125,9 @@ class LowerShapeAssertions(Pass):
                 raise PassFailure(f"{len(diags)} shape assertion(s) cannot be checked at call time",
                                   diags)
             records += implied_size_checks(main, facts)
-            if ASSERTIONS_ATTR in main.attributes:
-                records = list(ir.ArrayAttr(main.attributes[ASSERTIONS_ATTR])) + records
+            if SHAPE_ASSERTIONS in main.attributes:
+                records = list(ir.ArrayAttr(main.attributes[SHAPE_ASSERTIONS])) + records
             if records:
-                main.attributes[ASSERTIONS_ATTR] = ir.ArrayAttr.get(records)
+                main.attributes[SHAPE_ASSERTIONS] = ir.ArrayAttr.get(records)
             for op in ops:
                 op.erase()

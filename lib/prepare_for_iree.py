@@ -61,12 +61,13 @@ from dataclasses import dataclass
 
 from torch_mlir import ir
 
+from .contract_attrs import CONTRACT_ATTRS
 from .builder import (OpBuilder, apply_patterns, dot_dimension_numbers, dot_numbers, gather_dimension_numbers,
                       gather_numbers, reassociation_attr)
 from .ir_util import create, defining_op, walk_ops, is_dynamic
 from .registry import Pass, PassFailure
 from .simplify_broadcasts import is_identity_broadcast
-from .size_facts import CONTRACT_ATTRS, SizeFacts, facts_for, monomial, reassociation
+from .size_facts import SizeFacts, facts_for, monomial, reassociation
 
 
 @dataclass(frozen=True)

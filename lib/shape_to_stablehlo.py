@@ -32,6 +32,7 @@ from typing import Callable
 from torch_mlir import ir
 
 from .builder import OpBuilder, apply_patterns
+from .contract_attrs import UNBOUNDED
 from .ir_util import defining_op, walk_ops, is_dynamic, remove_dead_ops
 from .registry import Pass, PassFailure
 
@@ -260,7 +261,7 @@ def convert_shape_get_extent(op: ir.Operation, rw: _Rewriter) -> None:
                           [(str(op.location), "the extent index must be a constant")])
     vec = rw.vector(op.operands[0])
     n = ir.RankedTensorType(vec.type).shape[0]
-    if not 0 <= i < (2**62 if is_dynamic(n) else n):
+    if not 0 <= i < (UNBOUNDED if is_dynamic(n) else n):
         raise PassFailure("shape.get_extent index out of range",
                           [(str(op.location), f"shape.get_extent index {i} is out of range ({n} extents)")])
     rw.bridge(op.results[0], rw.element(vec, i))

@@ -25,6 +25,7 @@ from typing import Any, Sequence
 
 from torch_mlir import ir
 
+from .contract_attrs import CONTRACT_ATTRS, SHAPE_ASSERTIONS
 from .builder import comparison_direction, dot_dimension_numbers, reassociation_groups
 from .ir_util import defining_op, is_dynamic
 
@@ -469,9 +470,6 @@ def main_function(module: ir.Module) -> ir.Operation | None:
     return public[0] if len(public) == 1 else None
 
 
-CONTRACT_ATTRS = ("symhlo.symbols", "symhlo.arg_shapes")
-
-
 def has_symhlo_contract(module: ir.Module) -> bool:
     """True for modules symhlo exported from torch.export (they carry its contract attributes):
     a `?` axis there never broadcasts, sizes that meet were proven equal, and the runtime checks
@@ -480,15 +478,12 @@ def has_symhlo_contract(module: ir.Module) -> bool:
     return f is not None and any(a in f.attributes for a in CONTRACT_ATTRS)
 
 
-ASSERTIONS_ATTR = "symhlo.shape_assertions"
-
-
 def recorded_assertions(func: ir.Operation) -> list[dict]:
     """The call-time checks symhlo-lower-shape-assertions recorded on `func` (decoded)."""
-    if ASSERTIONS_ATTR not in func.attributes:
+    if SHAPE_ASSERTIONS not in func.attributes:
         return []
     out = []
-    for a in ir.ArrayAttr(func.attributes[ASSERTIONS_ATTR]):
+    for a in ir.ArrayAttr(func.attributes[SHAPE_ASSERTIONS]):
         d = ir.DictAttr(a)
         out.append({"cond": json.loads(ir.StringAttr(d["cond"]).value),
                     "args": json.loads(ir.StringAttr(d["args"]).value),

@@ -31,6 +31,7 @@ from typing import Callable
 
 from torch_mlir import ir
 
+from .contract_attrs import ARG_SHAPES, RESULT_SHAPES, SYMBOLS, UNBOUNDED
 from .builder import TorchBuilder, apply_patterns, vtensor_sizes_and_dtype, vtensor_type, signless_element_type
 from .ir_util import ensure_upstream_registered, defining_op, walk_ops, remove_dead_ops
 from .registry import Pass, PassFailure
@@ -225,12 +226,12 @@ def record_symbolic_facts(func: ir.Operation) -> None:
                 result_shapes.append(value_shapes.get(v))
     str_arr = lambda xs: ir.ArrayAttr.get([ir.StringAttr.get(x) for x in xs])
     i64 = ir.IntegerType.get_signless(64)
-    func.attributes["symhlo.symbols"] = ir.DictAttr.get({
-        n: ir.ArrayAttr.get([ir.IntegerAttr.get(i64, lo), ir.IntegerAttr.get(i64, min(hi, 2**63 - 1))])
+    func.attributes[SYMBOLS] = ir.DictAttr.get({
+        n: ir.ArrayAttr.get([ir.IntegerAttr.get(i64, lo), ir.IntegerAttr.get(i64, min(hi, UNBOUNDED))])
         for n, (lo, hi) in symbols.items()})
-    func.attributes["symhlo.arg_shapes"] = ir.ArrayAttr.get(
+    func.attributes[ARG_SHAPES] = ir.ArrayAttr.get(
         [str_arr(s if s is not None else []) for s in arg_shapes])
-    func.attributes["symhlo.result_shapes"] = ir.ArrayAttr.get(
+    func.attributes[RESULT_SHAPES] = ir.ArrayAttr.get(
         [str_arr(s if s is not None else []) for s in result_shapes])
     for op in reversed(ops):
         if op.name == "torch.bind_symbolic_shape":

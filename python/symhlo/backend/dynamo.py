@@ -26,6 +26,8 @@ from typing import Any, Callable, Sequence
 import sympy
 import torch
 
+from symhlo.passes.contract_attrs import is_unbounded
+
 from ..contract.dims import linear_form
 from ..contract.inputs import Input
 from ..errors import CompileError, ShapeError, SymhloError
@@ -330,7 +332,7 @@ def _bound(x) -> int | None:
         return x
     if getattr(x, "is_Integer", False):
         v = int(x)
-        return v if abs(v) < 2**62 else None
+        return None if is_unbounded(v) else v
     return None
 
 

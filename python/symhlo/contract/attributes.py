@@ -19,7 +19,7 @@ there:
                                       {name = "k", value = 3 : i64}],
                             in_spec = "[1, {...}]", out_spec = "[1, {...}]"}}
 
-`symhlo.symbols` maps each symbol to [min, max] (max >= 2**62 means unbounded);
+`symhlo.symbols` maps each symbol to [min, max] (a max for which `is_unbounded` holds means no max);
 `symhlo.arg_shapes` gives each tensor argument's axes as size expressions over the symbols
 (`"2*h"`, `"4"`); `symhlo.relations` are the size relations the program relies on beyond the
 ranges; `symhlo.signature` is the call signature: the forward's parameter names (the first
@@ -40,11 +40,12 @@ import re
 
 import sympy
 
+from symhlo.passes.contract_attrs import (ARG_NAMES, ARG_SHAPES, RELATIONS, RESULT_SHAPES,
+                                          SIGNATURE, SYMBOLS, UNBOUNDED, is_unbounded)
+
 from ..errors import CompileError, UnsupportedOpError
 from .dims import InputSpec, SymbolTable, parse_relation, parse_shape_expr
 from .signature import Signature
-
-UNBOUNDED = 2**63 - 1
 
 _RESERVED = {"Mod", "PythonMod", "floor", "ceiling", "Max", "Min", "FloorDiv", "CeilDiv"}
 
@@ -176,27 +177,27 @@ def write_contract(func, table, names: dict[str, str], signature: Signature | No
         i64 = ir.IntegerType.get_signless(64)
         strs = lambda xs: ir.ArrayAttr.get([ir.StringAttr.get(x) for x in xs])  # noqa: E731
         symbols: dict[str, tuple[int, int]] = {}
-        if "symhlo.symbols" in func.attributes:
-            for named in ir.DictAttr(func.attributes["symhlo.symbols"]):
+        if SYMBOLS in func.attributes:
+            for named in ir.DictAttr(func.attributes[SYMBOLS]):
                 if named.name in names or _valid_symbol(named.name):
                     lo, hi = (ir.IntegerAttr(x).value for x in ir.ArrayAttr(named.attr))
                     symbols[names.get(named.name, named.name)] = (lo, hi)
         for s, (lo, hi) in table.ranges.items():
             symbols[names.get(s, s)] = (lo, UNBOUNDED if hi is None else hi)
-        func.attributes["symhlo.symbols"] = ir.DictAttr.get({
+        func.attributes[SYMBOLS] = ir.DictAttr.get({
             n: ir.ArrayAttr.get([ir.IntegerAttr.get(i64, lo), ir.IntegerAttr.get(i64, min(hi, UNBOUNDED))])
             for n, (lo, hi) in symbols.items()})
-        func.attributes["symhlo.arg_names"] = strs([i.name for i in table.inputs])
-        func.attributes["symhlo.arg_shapes"] = ir.ArrayAttr.get(
+        func.attributes[ARG_NAMES] = strs([i.name for i in table.inputs])
+        func.attributes[ARG_SHAPES] = ir.ArrayAttr.get(
             [strs([_render(e, names) for e in i.shape]) for i in table.inputs])
-        if "symhlo.result_shapes" in func.attributes:
-            func.attributes["symhlo.result_shapes"] = ir.ArrayAttr.get(
+        if RESULT_SHAPES in func.attributes:
+            func.attributes[RESULT_SHAPES] = ir.ArrayAttr.get(
                 [strs([_tidy(_rename_text(ir.StringAttr(x).value, names)) for x in ir.ArrayAttr(r)])
-                 for r in ir.ArrayAttr(func.attributes["symhlo.result_shapes"])])
-        func.attributes["symhlo.relations"] = strs(
+                 for r in ir.ArrayAttr(func.attributes[RESULT_SHAPES])])
+        func.attributes[RELATIONS] = strs(
             [_rename_text(r, names) for r in table.relations if not _trivial(r)])
         if signature is not None:
-            func.attributes["symhlo.signature"] = to_attr(signature.to_json())
+            func.attributes[SIGNATURE] = to_attr(signature.to_json())
 
 
 def to_attr(obj):
@@ -274,19 +275,19 @@ def read_contract(func):
 
     try:
         arg_shapes = ([[ir.StringAttr(s).value for s in ir.ArrayAttr(a)]
-                       for a in ir.ArrayAttr(attrs["symhlo.arg_shapes"])]
-                      if "symhlo.arg_shapes" in attrs else [])
+                       for a in ir.ArrayAttr(attrs[ARG_SHAPES])]
+                      if ARG_SHAPES in attrs else [])
     except (ValueError, TypeError):
         raise CompileError("@main: symhlo.arg_shapes must be an array of arrays of strings") from None
     ranges: dict[str, tuple[int, int | None]] = {}
-    if "symhlo.symbols" in attrs:
+    if SYMBOLS in attrs:
         try:
-            for named in ir.DictAttr(attrs["symhlo.symbols"]):
+            for named in ir.DictAttr(attrs[SYMBOLS]):
                 lo, hi = (ir.IntegerAttr(x).value for x in ir.ArrayAttr(named.attr))
-                ranges[named.name] = (lo, None if hi >= 2**62 else hi)
+                ranges[named.name] = (lo, None if is_unbounded(hi) else hi)
         except (ValueError, TypeError):
             raise CompileError("@main: symhlo.symbols must map names to [min, max]") from None
-    arg_names = strings("symhlo.arg_names") or []
+    arg_names = strings(ARG_NAMES) or []
     inputs = []
     for k, t in enumerate(ftype.inputs):
         if not isinstance(t, ir.RankedTensorType):
@@ -312,7 +313,7 @@ def read_contract(func):
                 shape.append(sympy.Symbol(sym, integer=True, positive=True))
         dtype = _MLIR_TO_TORCH_DTYPE.get(str(rt.element_type), str(rt.element_type))
         inputs.append(InputSpec(name, dtype, shape))
-    relations = strings("symhlo.relations") or []
+    relations = strings(RELATIONS) or []
     for r in relations:
         try:
             parse_relation(r)
@@ -320,9 +321,9 @@ def read_contract(func):
             raise CompileError(f"@main: bad symhlo.relations entry: {err}") from None
     used = {str(s) for i in inputs for e in i.shape if not isinstance(e, int) for s in e.free_symbols}
     table = SymbolTable(inputs, {s: r for s, r in ranges.items() if s in used}, None, relations)
-    if "symhlo.signature" in attrs:
+    if SIGNATURE in attrs:
         try:
-            table.signature = Signature.from_json(from_attr(attrs["symhlo.signature"]))
+            table.signature = Signature.from_json(from_attr(attrs[SIGNATURE]))
         except (ValueError, TypeError, KeyError) as err:
             raise CompileError(f"@main: bad symhlo.signature: {err}") from None
         if table.signature.num_tensors != len(inputs):

@@ -16,15 +16,12 @@ from typing import Any, Sequence
 
 import sympy
 
+from symhlo.passes.contract_attrs import MAX_DIM_SIZE, is_unbounded
+
 from ..errors import ShapeError
 from .shape_assertions import check as check_assertions, from_json as assertions_from_json
 from .signature import Signature
 
-INT_MAX = 2**63 - 1
-# The largest size a call may have on any axis. The programs read sizes with
-# stablehlo.get_dimension_size, which returns i32, so 2**31 would wrap to a negative size; size
-# arithmetic itself is i64 (a product of two such sizes cannot overflow it).
-MAX_DIM_SIZE = 2**31 - 1
 
 _STATIC, _SYM, _EXPR = 0, 1, 2
 
@@ -722,7 +719,7 @@ def from_exported_program(ep, user_names: dict[str, str] | None = None) -> Symbo
             continue
         # torch's int_oo claims is_finite; only a sympy Integer is a real bound.
         lo = int(vr.lower) if isinstance(vr.lower, sympy.Integer) else 0
-        hi = int(vr.upper) if isinstance(vr.upper, sympy.Integer) and int(vr.upper) < INT_MAX else None
+        hi = int(vr.upper) if isinstance(vr.upper, sympy.Integer) and not is_unbounded(int(vr.upper)) else None
         ranges[str(sym)] = (lo, hi)
     used = {str(s) for i in inputs for e in i.shape if not isinstance(e, int) for s in e.free_symbols}
     ranges = {s: r for s, r in ranges.items() if s in used}

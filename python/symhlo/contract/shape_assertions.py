@@ -15,6 +15,8 @@ import json
 import re
 from typing import Any, Sequence
 
+from symhlo.passes.contract_attrs import SHAPE_ASSERTIONS
+
 from ..errors import CompileError, ShapeError
 
 _ARITY = {"neg": 1, "abs": 1, "sign": 1, "not": 1, "select": 3}
@@ -98,12 +100,12 @@ def read_func_attribute(func) -> list[dict]:
     """The assertions recorded on a torch_mlir `func.func` op (`symhlo.shape_assertions`)."""
     from torch_mlir import ir
 
-    if "symhlo.shape_assertions" not in func.attributes:
+    if SHAPE_ASSERTIONS not in func.attributes:
         return []
     num_inputs = len(ir.FunctionType(ir.TypeAttr(func.attributes["function_type"]).value).inputs)
     try:  # data from the file: parsed and validated, never evaluated as code
         records = []
-        for a in ir.ArrayAttr(func.attributes["symhlo.shape_assertions"]):
+        for a in ir.ArrayAttr(func.attributes[SHAPE_ASSERTIONS]):
             d = ir.DictAttr(a)
             records.append({"cond": json.loads(ir.StringAttr(d["cond"]).value),
                             "args": json.loads(ir.StringAttr(d["args"]).value),

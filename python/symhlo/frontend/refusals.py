@@ -16,6 +16,8 @@ import re
 import sympy
 import torch
 
+from symhlo.passes.contract_attrs import MAX_DIM_SIZE
+
 from ..contract.dims import exact_condition
 from ..errors import UnsupportedOpError
 
@@ -137,7 +139,7 @@ def counterexample(expr, ranges, premises=(), hints=None, limit: int = 4096) -> 
     or None if none were found.
 
     Candidates per symbol: its lower bound and the next 47 values, its upper bound and midpoint,
-    powers of two up to the bound (2**31 - 1 when unbounded), and the example's size +- 3 (from
+    powers of two up to the bound (MAX_DIM_SIZE when unbounded), and the example's size +- 3 (from
     `hints`). `premises` are (holds(values) -> bool, symbol names): torch.export's input guards,
     which the call-time checks enforce. The symbols of premises that share a symbol with `expr`
     join the search; a premise over one symbol first filters that symbol's candidates (so
@@ -161,8 +163,8 @@ def counterexample(expr, ranges, premises=(), hints=None, limit: int = 4096) -> 
     for sym in syms:
         vr = ranges.get(sym)
         lo = int(vr.lower) if vr is not None and isinstance(vr.lower, sympy.Integer) else 0
-        hi = (int(vr.upper) if vr is not None and isinstance(vr.upper, sympy.Integer)
-              and int(vr.upper) < 2**31 else 2**31 - 1)
+        hi = (min(int(vr.upper), MAX_DIM_SIZE) if vr is not None
+              and isinstance(vr.upper, sympy.Integer) else MAX_DIM_SIZE)
         vals = set(range(lo, min(lo + 48, hi + 1))) | {hi, max(lo, hi - 1), (lo + hi) // 2}
         vals |= {2**k + d for k in range(6, 31) for d in (-1, 0, 1) if lo <= 2**k + d <= hi}
         h = (hints or {}).get(str(sym))

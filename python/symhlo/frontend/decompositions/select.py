@@ -13,6 +13,8 @@ from typing import Callable
 
 import torch
 
+from symhlo.passes.contract_attrs import MAX_DIM_SIZE
+
 from ...errors import UnsupportedOpError
 from .views import current_source_line
 
@@ -63,13 +65,13 @@ def _shift(x: torch.Tensor, k: int, fill) -> torch.Tensor:
 
 def _log_step_scan(x: torch.Tensor, reduce, fill, bound: int | None) -> torch.Tensor:
     """Inclusive scan of x along the last axis: x = reduce(stack([shift(x, k), x], -1)) for
-    k = 1, 2, 4, ... below the bound (2**31 when unbounded); `fill` is the reduction's identity.
+    k = 1, 2, 4, ... below the bound (MAX_DIM_SIZE when unbounded); `fill` is the reduction's identity.
 
     Each step combines through a reduction over the 2-element axis, not an elementwise op:
     IREE 3.13 clones gathers and elementwise producers into their consumers, so an elementwise
     chain of 31 gather steps that each read the previous step twice compiled for over 300 s
     (cummax); a reduction is a dispatch root, so the steps stay separate dispatches."""
-    k, bound = 1, bound if bound is not None else 2**31
+    k, bound = 1, bound if bound is not None else MAX_DIM_SIZE
     while k < bound:
         x = reduce(torch.stack([_shift(x, k, fill), x], -1))
         k *= 2
@@ -664,7 +666,7 @@ def searchsorted(sorted_sequence, values, *, out_int32: bool = False, right: boo
     lo = torch.zeros(flat_v.shape, dtype=torch.int64)
     hi = torch.full(flat_v.shape, m, dtype=torch.int64)
     bound = _upper_bound(m)
-    steps = (bound if bound is not None else 2**31 - 1).bit_length()
+    steps = (bound if bound is not None else MAX_DIM_SIZE).bit_length()
     for _ in range(steps):
         open_ = lo < hi
         mid = torch.div(lo + hi, 2, rounding_mode="floor")

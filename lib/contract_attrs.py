@@ -1,0 +1,48 @@
+"""The contract's attribute names on @main and its size limits: the one owner of these facts.
+
+Not a pass. symhlo-torch-symbolic-to-shape writes `symhlo.symbols` / `symhlo.arg_shapes` /
+`symhlo.result_shapes`, symhlo-lower-shape-assertions writes `symhlo.shape_assertions`,
+symhlo-fold-size-ranges and symhlo-prepare-for-iree read them, and python/symhlo/contract
+(write_contract, read_contract, the call-time checks) writes and reads them all: every one of
+them imports the names from here, none spells them.
+
+    func.func @main(%arg0: tensor<?x4xf32>) -> tensor<?x4xf32> attributes {
+        symhlo.symbols = {m = [1, 9223372036854775807]},      // SYMBOLS: name -> [min, max]
+        symhlo.arg_names = ["x"],                             // ARG_NAMES
+        symhlo.arg_shapes = [["m", "4"]],                     // ARG_SHAPES: size expressions
+        symhlo.result_shapes = [["m", "4"]],                  // RESULT_SHAPES
+        symhlo.relations = [],                                // RELATIONS: "m <= n", ...
+        symhlo.signature = {...},                             // SIGNATURE: call signature
+        symhlo.shape_assertions = [...]}                      // SHAPE_ASSERTIONS: foreign checks
+
+A symbol without a max has UNBOUNDED (i64's max) as its max; `is_unbounded` is the one test
+for "no max" (it also reads the large finite spellings torch uses for infinity as unbounded).
+MAX_DIM_SIZE is the largest size any axis may have at a call.
+"""
+
+SYMBOLS = "symhlo.symbols"
+ARG_NAMES = "symhlo.arg_names"
+ARG_SHAPES = "symhlo.arg_shapes"
+RESULT_SHAPES = "symhlo.result_shapes"
+RELATIONS = "symhlo.relations"
+SIGNATURE = "symhlo.signature"
+SHAPE_ASSERTIONS = "symhlo.shape_assertions"
+
+# A function carrying either of these was exported by symhlo from torch.export.
+CONTRACT_ATTRS = (SYMBOLS, ARG_SHAPES)
+
+# The max written for a symbol that has none (an i64 attribute's largest value).
+UNBOUNDED = 2**63 - 1
+# Any max from here up means "no max": torch spells infinity as int_oo, sys.maxsize or
+# sys.maxsize - 1, and no real size comes near it.
+_UNBOUNDED_FROM = 2**62
+
+# The largest size a call may have on any axis. The programs read sizes with
+# stablehlo.get_dimension_size, which returns i32, so 2**31 would wrap to a negative size; size
+# arithmetic itself is i64 (a product of two such sizes cannot overflow it).
+MAX_DIM_SIZE = 2**31 - 1
+
+
+def is_unbounded(bound: int | None) -> bool:
+    """True when `bound` (a symbol's max, or the magnitude of a range's end) means "no bound"."""
+    return bound is None or abs(bound) >= _UNBOUNDED_FROM
