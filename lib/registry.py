@@ -103,6 +103,7 @@ _PASSES: dict[str, str] = {
         "defer_softmax_normalization_for_iree:DeferSoftmaxNormalizationForIree",
     "symhlo-lower-torch-bitcasts": "lower_torch_bitcasts:LowerTorchBitcasts",
     "symhlo-lower-torch-sort": "lower_torch_sort:LowerTorchSort",
+    "symhlo-lower-torch-control-flow": "lower_torch_control_flow:LowerTorchControlFlow",
     "symhlo-lower-torch-scatter-reduce": "lower_torch_scatter_reduce:LowerTorchScatterReduce",
     "symhlo-prepare-in-place-ops-for-iree": "prepare_in_place_ops_for_iree:PrepareInPlaceOpsForIree",
     "symhlo-float-compare-scalars": "float_compare_scalars:FloatCompareScalars",
@@ -121,7 +122,8 @@ _PIPELINES: dict[str, tuple[str, list[str]]] = {
     ),
     "symhlo-torch-backend-to-stablehlo-pipeline": (
         "Torch backend IR -> pure StableHLO with explicit symbolic size arithmetic.",
-        ["symhlo-lower-torch-bitcasts",
+        ["symhlo-lower-torch-control-flow",
+         "symhlo-lower-torch-bitcasts",
          "symhlo-lower-torch-sort",
          "symhlo-lower-torch-scatter-reduce",
          "torch-backend-to-stablehlo-backend-pipeline",

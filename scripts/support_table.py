@@ -220,6 +220,11 @@ ROWS: tuple[Row, ...] = (
         "cumprod, logcumsumexp, cummax / cummin (values, last-occurrence indices, NaN), "
         "linalg.vander along bounded (triangle) and unbounded (log-step) `?` axes",
         ("test_scans.py::test_cumprod_logcumsumexp_cummax_cummin_vander",)),
+    Row("op", "control flow: torch.cond",
+        "`torch.cond` on data (`x.sum() > 0`) and on a size (`x.shape[0] > 8`), nested, several "
+        "operands and results -> `stablehlo.if` whose branches keep the `?` dims",
+        ("test_control_flow.py::test_cond_on_data_both_branches",
+         "test_control_flow.py::test_cond_on_size_nested_every_branch")),
     Row("op", "scatter reductions",
         "scatter_reduce sum / prod / mean / amax / amin with and without self, integer mean, "
         "index_reduce, scatter(reduce=), put (accumulate, negative indices), masked_scatter, "

@@ -22,6 +22,7 @@ from symhlo.passes.ir_util import new_context
 from ..contract.dims import from_exported_program
 from ..errors import CompileError, SymhloError, UnsupportedOpError
 from . import decompositions
+from .control_flow import ControlFlowImporter
 from .decompositions.basic import on_0d_as_1d
 from .refusals import reject_decomposition_guards, reject_unimportable_nodes
 
@@ -203,7 +204,7 @@ def import_exported_program(ep: torch.export.ExportedProgram, *, func_name: str 
         relations.extend(equalities)
     _copy_state_in_lists(ep)
     ctx = new_context()
-    importer = FxImporter(context=ctx)
+    importer = FxImporter(context=ctx, graph_node_importer_cls=ControlFlowImporter)
     importer.import_frozen_program(_FrozenState(ep), func_name=func_name,
                                    import_symbolic_shape_expressions=True)
     _keep_user_outputs(importer.module, ep, func_name)

@@ -1,0 +1,47 @@
+# torch.cond on data and on a size through symhlo.export: pure StableHLO `stablehlo.if` whose
+# branches keep the `?` batch dim and compute its size from their own operands.
+# RUN: %python %s | FileCheck %s
+
+import torch
+from torch.export import Dim
+
+import symhlo
+
+
+class CondOnData(torch.nn.Module):
+    def forward(self, x):
+        return torch.cond(x.sum() > 0, lambda x: x.sin() * 2, lambda x: x.cos() + 1, (x,))
+
+
+class CondOnSize(torch.nn.Module):
+    def forward(self, x):
+        return torch.cond(x.shape[0] > 8, lambda x: x.sin() * 2, lambda x: x.cos() + 1, (x,))
+
+
+ds = ({0: Dim("batch", max=64)},)
+print(symhlo.export(CondOnData(), (torch.randn(4, 3),), dynamic_shapes=ds).text)
+# CHECK-LABEL: func.func @main
+# CHECK-SAME:    (%arg0: tensor<?x3xf32>) -> tensor<?x3xf32>
+# CHECK-NOT:     {{(arith|tensor|shape|torch|torch_c|chlo|scf)\.}}
+# CHECK:         %[[S:.*]] = stablehlo.reduce(%arg0
+# CHECK:         %[[P:.*]] = stablehlo.compare GT, %[[S]], %{{.*}}, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
+# CHECK:         %[[IF:.*]] = "stablehlo.if"(%[[P]]) ({
+# CHECK:           stablehlo.sine %arg0 : tensor<?x3xf32>
+# CHECK:           stablehlo.get_dimension_size %arg0, dim = 0
+# CHECK:           stablehlo.return %{{.*}} : tensor<?x3xf32>
+# CHECK:         }, {
+# CHECK:           stablehlo.cosine %arg0 : tensor<?x3xf32>
+# CHECK:           stablehlo.return %{{.*}} : tensor<?x3xf32>
+# CHECK:         }) : (tensor<i1>) -> tensor<?x3xf32>
+# CHECK-NOT:     {{(arith|tensor|shape|torch|torch_c|chlo|scf)\.}}
+# CHECK:         return %[[IF]]
+
+print(symhlo.export(CondOnSize(), (torch.randn(4, 3),), dynamic_shapes=ds).text)
+# CHECK-LABEL: func.func @main
+# CHECK-SAME:    (%arg0: tensor<?x3xf32>) -> tensor<?x3xf32>
+# CHECK:         %[[D:.*]] = stablehlo.get_dimension_size %arg0, dim = 0
+# CHECK:         %[[P:.*]] = stablehlo.compare GT, %{{.*}}, %{{.*}} : (tensor<i64>, tensor<i64>) -> tensor<i1>
+# CHECK:         %[[IF:.*]] = "stablehlo.if"(%[[P]]) ({
+# CHECK:           stablehlo.return %{{.*}} : tensor<?x3xf32>
+# CHECK:         }) : (tensor<i1>) -> tensor<?x3xf32>
+# CHECK:         return %[[IF]]
