@@ -27,6 +27,31 @@ class CliError(Exception):
     """A user-facing error: printed as `symhlo: error: <message>`, exit code 1."""
 
 
+# What each command reads and writes, by extension: a file of another kind is refused before any
+# work (`export -o m.vmfb` would write MLIR text into a file named like an IREE module).
+MODEL_KINDS = {".pt2": "torch.export archive", ".mlir": "StableHLO text",
+               ".mlirbc": "StableHLO portable artifact"}
+EXPORT_KINDS = {".mlir": "StableHLO text", ".mlirbc": "StableHLO portable artifact (VHLO)"}
+COMPILE_KINDS = {".vmfb": "IREE module", ".symhlo": "IREE module with symhlo's call contract"}
+ARRAY_KINDS = {".npy": "numpy array"}
+_ELSEWHERE = {".vmfb": "symhlo compile", ".symhlo": "symhlo compile", ".mlir": "symhlo export",
+              ".mlirbc": "symhlo export"}
+
+
+def check_kind(path: str, kinds: dict[str, str], what: str, command: str) -> str:
+    """`path`'s extension if it is one of `kinds`; otherwise a CliError naming the kinds
+    `command` takes for `what` (and the command that writes the kind given, if any)."""
+    ext = Path(path).suffix.lower()
+    if ext in kinds:
+        return ext
+    takes = " or ".join(f"{k} ({v})" for k, v in kinds.items())
+    got = f"'{ext}'" if ext else "no extension"
+    hint = ""
+    if ext in _ELSEWHERE and _ELSEWHERE[ext] != command:
+        hint = f"; {_ELSEWHERE[ext]} writes {ext}"
+    raise CliError(f"{command}: error: {what} '{path}' has {got}; {command} takes {takes}{hint}")
+
+
 def _check_pt2_pickles(path: str) -> None:
     """Refuses a .pt2 that torch.export.load would unpickle without restriction.
 
@@ -159,6 +184,9 @@ def _program(path: str, verbose: bool):
 
 
 def cmd_export(a) -> int:
+    check_kind(a.model, MODEL_KINDS, "input", "symhlo export")
+    if a.output:
+        check_kind(a.output, EXPORT_KINDS, "output", "symhlo export")
     prog = _program(a.model, a.verbose)
     if a.dims:
         print(prog.symbols.table())
@@ -170,6 +198,8 @@ def cmd_export(a) -> int:
 
 
 def cmd_compile(a) -> int:
+    check_kind(a.input, MODEL_KINDS, "input", "symhlo compile")
+    check_kind(a.output, COMPILE_KINDS, "output", "symhlo compile")
     prog = _program(a.input, a.verbose)
     flags = list(a.iree_flag or [])
     if a.output.endswith(".vmfb"):
@@ -188,6 +218,7 @@ def _read_input(spec: str):
     if not spec.startswith("@"):
         raise CliError(f"--input expects @FILE.npy, got '{spec}'")
     path = spec[1:]
+    check_kind(path, ARRAY_KINDS, "--input", "symhlo run")
     try:
         return np.load(path, allow_pickle=False)
     except Exception as e:
@@ -197,6 +228,9 @@ def _read_input(spec: str):
 def cmd_run(a) -> int:
     import numpy as np
 
+    check_kind(a.module, COMPILE_KINDS, "module", "symhlo run")
+    for spec in a.output or []:
+        check_kind(spec.lstrip("@"), ARRAY_KINDS, "--output", "symhlo run")
     arrays = [_read_input(s) for s in a.input or []]
     if a.module.endswith(".vmfb"):
         if not Path(a.module).is_file():
