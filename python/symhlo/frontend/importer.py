@@ -10,6 +10,8 @@ as ops either way, so nothing is lost but that one annotation).
 
 from __future__ import annotations
 
+import warnings
+
 import torch
 
 from torch_mlir import ir
@@ -104,7 +106,8 @@ def _shape_env_snapshot(ep):
     # relations): sizes that break one never reach the program, so they are no counterexample to a
     # guard.
     premises = [(holds, syms) for _, holds, syms in from_exported_program(ep)._relation_checks]
-    hints = {str(s): int(v) for s, v in getattr(env, "var_to_val", {}).items()
+    # backed_var_to_val: torch 2.13's name (var_to_val is its deprecated alias, a FutureWarning)
+    hints = {str(s): int(v) for s, v in env.backed_var_to_val.items()
              if getattr(v, "is_Integer", False)}
     inputs = {sym for n in ep.graph.nodes if n.op == "placeholder"
               for v in [n.meta.get("val")] if isinstance(v, torch.Tensor)
@@ -229,7 +232,12 @@ def _run_decompositions(ep, table):
     if env is not None and not isinstance(env.guards, _GuardRecorder):
         env.guards = _GuardRecorder(env.guards)   # kept: reject_decomposition_guards reads it
     try:
-        return ep.run_decompositions(table)
+        with warnings.catch_warnings():  # under TORCH_LOCK: no other thread edits the filters
+            # torch 2.13's run_decompositions deep-copies its own treespecs through a deprecated
+            # isinstance check; nothing a user of symhlo can change.
+            warnings.filterwarnings("ignore", r"`isinstance\(treespec, LeafSpec\)` is deprecated",
+                                    FutureWarning)
+            return ep.run_decompositions(table)
     except SymhloError:
         raise   # a decomposition's own refusal, with its message
     except Exception as e:
