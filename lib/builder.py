@@ -246,13 +246,118 @@ class OpBuilder:
             return self.const_index(size)
         return self.index_op("tensor.dim", t, self.const_index(axis))
 
+    def index_cast(self, v: ir.Value, to: ir.Type | None = None) -> ir.Value:
+        """`arith.index_cast` of `v` to `to` (index by default)."""
+        return self.value("arith.index_cast", [to or _index()], [v])
+
+    def tensor_dim_op(self, t: ir.Value, axis: int) -> ir.Value:
+        """`tensor.dim %t, axis` as an op, also for a static axis (tensor_dim folds those)."""
+        return self.index_op("tensor.dim", t, self.const_index(axis))
+
+    def tensor_extract(self, t: ir.Value, indices: Sequence[ir.Value] = ()) -> ir.Value:
+        """`tensor.extract %t[indices]`: one element of `t`, of its element type."""
+        return self.value("tensor.extract", [ir.RankedTensorType(t.type).element_type],
+                          [t, *indices])
+
     def extract_index(self, t: ir.Value, i: int) -> ir.Value:
         """Element `i` of a rank-1 integer tensor, as an index."""
         elt = ir.RankedTensorType(t.type).element_type
         v = self.value("tensor.extract", [elt], [t, self.const_index(i)])
         return v if isinstance(elt, ir.IndexType) else self.index_op("arith.index_cast", v)
 
+    # -- tensor -----------------------------------------------------------------------------
+
+    def tensor_cast(self, v: ir.Value, t: ir.Type) -> ir.Value:
+        """`tensor.cast %v : ... to t`; `v` itself when it already has type `t`."""
+        return v if v.type == t else self.value("tensor.cast", [t], [v])
+
+    def tensor_from_elements(self, values: Sequence[ir.Value], elt: ir.Type | None = None) -> ir.Value:
+        """A rank-1 tensor of `values` (of `elt`, by default the values' type)."""
+        t = ir.RankedTensorType.get([len(values)], elt or values[0].type)
+        return self.value("tensor.from_elements", [t], list(values))
+
+    def tensor_reshape(self, x: ir.Value, shape: ir.Value, result: ir.Type) -> ir.Value:
+        """`tensor.reshape %x(%shape)` to `result`."""
+        return self.value("tensor.reshape", [result], [x, shape])
+
+    def tensor_empty(self, t: ir.Type, dynamic_sizes: Sequence[ir.Value]) -> ir.Value:
+        """`tensor.empty(dynamic_sizes) : t` (one index size per `?` axis of `t`)."""
+        return self.value("tensor.empty", [t], list(dynamic_sizes))
+
+    def collapse_shape(self, x: ir.Value, groups: Sequence[Sequence[int]], result: ir.Type) -> ir.Value:
+        """`tensor.collapse_shape %x [groups]` into `result`."""
+        return self.value("tensor.collapse_shape", [result], [x],
+                          {"reassociation": reassociation_attr(groups)})
+
+    def expand_shape(self, x: ir.Value, groups: Sequence[Sequence[int]], result: ir.Type,
+                     dynamic_sizes: Sequence[ir.Value]) -> ir.Value:
+        """`tensor.expand_shape %x [groups] output_shape [...]` into `result` (one index size
+        per `?` axis of `result`)."""
+        shape = list(ir.RankedTensorType(result).shape)
+        return self.value("tensor.expand_shape", [result], [x, *dynamic_sizes],
+                          {"reassociation": reassociation_attr(groups),
+                           "static_output_shape": ir.DenseI64ArrayAttr.get(shape)})
+
+    @staticmethod
+    def _mixed(parts: Sequence[int | ir.Value]) -> tuple[list[int], list[ir.Value]]:
+        """Static values (`?` where a part is an index Value) and the dynamic ones, in order."""
+        dyn = ir.ShapedType.get_dynamic_size()
+        return ([p if isinstance(p, int) else dyn for p in parts],
+                [p for p in parts if not isinstance(p, int)])
+
+    def insert_slice(self, src: ir.Value, dest: ir.Value, offsets: Sequence[int | ir.Value],
+                     sizes: Sequence[int | ir.Value]) -> ir.Value:
+        """`tensor.insert_slice %src into %dest[offsets] [sizes] [1, ...]` (each offset and
+        size an int or an index Value)."""
+        s_off, d_off = self._mixed(offsets)
+        s_size, d_size = self._mixed(sizes)
+        arr = ir.DenseI64ArrayAttr.get
+        return self.value("tensor.insert_slice", [dest.type], [src, dest, *d_off, *d_size],
+                          {"static_offsets": arr(s_off), "static_sizes": arr(s_size),
+                           "static_strides": arr([1] * len(s_off)),
+                           "operandSegmentSizes": ir.DenseI32ArrayAttr.get(
+                               [1, 1, len(d_off), len(d_size), 0])})
+
+    def extract_slice(self, src: ir.Value, offsets: Sequence[int | ir.Value],
+                      sizes: Sequence[int | ir.Value]) -> ir.Value:
+        """`tensor.extract_slice %src[offsets] [sizes] [1, ...]` (each an int or an index Value;
+        a Value size is a `?` axis of the result)."""
+        s_off, d_off = self._mixed(offsets)
+        s_size, d_size = self._mixed(sizes)
+        elt = ir.RankedTensorType(src.type).element_type
+        arr = ir.DenseI64ArrayAttr.get
+        return self.value("tensor.extract_slice", [ir.RankedTensorType.get(s_size, elt)],
+                          [src, *d_off, *d_size],
+                          {"static_offsets": arr(s_off), "static_sizes": arr(s_size),
+                           "static_strides": arr([1] * len(s_off)),
+                           "operandSegmentSizes": ir.DenseI32ArrayAttr.get(
+                               [1, len(d_off), len(d_size), 0])})
+
+    def tensor_pad(self, x: ir.Value, low: Sequence[int | ir.Value], high: Sequence[int | ir.Value],
+                   value: ir.Value, result: ir.Type) -> ir.Value:
+        """`tensor.pad %x low[...] high[...]` to `result`, yielding the scalar `value` (each
+        amount an int or an index Value)."""
+        s_low, d_low = self._mixed(low)
+        s_high, d_high = self._mixed(high)
+        arr = ir.DenseI64ArrayAttr.get
+        pad = self.create("tensor.pad", [result], [x, *d_low, *d_high],
+                          {"static_low": arr(s_low), "static_high": arr(s_high),
+                           "operandSegmentSizes": ir.DenseI32ArrayAttr.get(
+                               [1, len(d_low), len(d_high)])}, regions=1)
+        block = pad.regions[0].blocks.append(*([_index()] * len(s_low)))
+        OpBuilder(ip=ir.InsertionPoint(block), loc=self.loc).create("tensor.yield", [], [value])
+        return pad.result
+
     # -- StableHLO --------------------------------------------------------------------------
+
+    def hlo_constant(self, attr: ir.DenseElementsAttr) -> ir.Value:
+        """A `stablehlo.constant` of an elements attribute built by the caller."""
+        return self.value("stablehlo.constant", [attr.type], [], {"value": attr})
+
+    def hlo_splat(self, t: ir.Type, value) -> ir.Value:
+        """A `stablehlo.constant` of type `t` with every element `value`."""
+        t = ir.RankedTensorType(t)
+        return self.hlo_constant(ir.DenseElementsAttr.get_splat(t, scalar_attr(t.element_type, value)))
 
     def hlo_const(self, values: Sequence, elt: ir.Type, shape: Sequence[int] | None = None) -> ir.Value:
         """A `stablehlo.constant` of `values` (shape [len(values)] by default; [] for a scalar)."""
@@ -312,6 +417,42 @@ class OpBuilder:
         n = sum(ir.RankedTensorType(p.type).shape[0] for p in parts)
         return self.value("stablehlo.concatenate", [ir.RankedTensorType.get([n], elt)], list(parts),
                           {"dimension": ir.IntegerAttr.get(_i64(), 0)})
+
+    def hlo_unary(self, name: str, a: ir.Value) -> ir.Value:
+        """`stablehlo.<name>` of one operand, of its type."""
+        return self.value(f"stablehlo.{name}", [a.type], [a])
+
+    def hlo_broadcast_in_dim(self, x: ir.Value, t: ir.Type, dims: Sequence[int],
+                             shape: ir.Value | None = None) -> ir.Value:
+        """`stablehlo.broadcast_in_dim` of `x` to `t` (`dynamic_broadcast_in_dim` to the sizes
+        in `shape` when given), operand axis i to result axis dims[i]."""
+        attrs = {"broadcast_dimensions": ir.DenseI64ArrayAttr.get(list(dims))}
+        if shape is None:
+            return self.value("stablehlo.broadcast_in_dim", [t], [x], attrs)
+        return self.value("stablehlo.dynamic_broadcast_in_dim", [t], [x, shape], attrs)
+
+    def hlo_dynamic_reshape(self, x: ir.Value, shape: ir.Value, t: ir.Type) -> ir.Value:
+        return self.value("stablehlo.dynamic_reshape", [t], [x, shape])
+
+    def hlo_dot_general(self, lhs: ir.Value, rhs: ir.Value, t: ir.Type, numbers: ir.Attribute,
+                        like: ir.Operation | None = None) -> ir.Value:
+        """`stablehlo.dot_general` with dimension numbers `numbers` (builder.dot_numbers); the
+        other attributes (precision_config, algorithm) are copied from `like` when given."""
+        attrs = {n: like.attributes[n] for n in like.attributes} if like is not None else {}
+        attrs["dot_dimension_numbers"] = numbers
+        return self.value("stablehlo.dot_general", [t], [lhs, rhs], attrs)
+
+    def hlo_reduce(self, x: ir.Value, init: ir.Value, dims: Sequence[int], t: ir.Type,
+                   combine: str = "add") -> ir.Value:
+        """`stablehlo.reduce` of `x` from `init` over `dims` to `t`, whose body is the scalar
+        `stablehlo.<combine>`."""
+        red = self.create("stablehlo.reduce", [t], [x, init],
+                          {"dimensions": ir.DenseI64ArrayAttr.get(list(dims))}, regions=1)
+        scalar = init.type
+        block = red.regions[0].blocks.append(scalar, scalar)
+        body = OpBuilder(ip=ir.InsertionPoint(block), loc=self.loc)
+        body.create("stablehlo.return", [], [body.hlo_binary(combine, *block.arguments)])
+        return red.result
 
     def hlo_binary(self, name: str, a: ir.Value, b: ir.Value) -> ir.Value:
         """`stablehlo.<name>` of two operands of one type."""

@@ -63,8 +63,8 @@ from torch_mlir import ir
 
 from .contract_attrs import CONTRACT_ATTRS
 from .builder import (OpBuilder, apply_patterns, dot_dimension_numbers, dot_numbers, gather_dimension_numbers,
-                      gather_numbers, reassociation_attr)
-from .ir_util import create, defining_op, walk_ops, is_dynamic
+                      gather_numbers)
+from .ir_util import defining_op, walk_ops, is_dynamic
 from .registry import Pass, PassFailure
 from .simplify_broadcasts import is_identity_broadcast
 from .size_facts import SizeFacts, facts_for, monomial, reassociation
@@ -145,10 +145,10 @@ def plan_stablehlo_dynamic_reshape(op: ir.Operation, facts: SizeFacts) -> Reshap
 
 _ARITH = {"add": "arith.addi", "sub": "arith.subi", "mul": "arith.muli", "div": "arith.divsi",
           "rem": "arith.remsi", "max": "arith.maxsi", "min": "arith.minsi"}
-_CMP = {"eq": 0, "ne": 1, "lt": 2, "le": 3, "gt": 4, "ge": 5}  # arith.cmpi predicates (signed)
+_CMP = {"eq": "eq", "ne": "ne", "lt": "slt", "le": "sle", "gt": "sgt", "ge": "sge"}  # arith.cmpi
 
 
-def materialize_size(expr, args, ip, loc, memo: dict) -> ir.Value | None:
+def materialize_size(expr, args, b: OpBuilder, memo: dict) -> ir.Value | None:
     """A size expression as `index` arithmetic on the function arguments' tensor.dim (host
     scalars IREE folds and hoists), or None when it has an opaque leaf. Reading the size from
     the shape tensor instead (tensor.extract) made IREE 3.13 compute that tensor on the device
@@ -158,33 +158,23 @@ def materialize_size(expr, args, ip, loc, memo: dict) -> ir.Value | None:
     key = json.dumps(expr)
     if key in memo:
         return memo[key]
-    index = ir.IndexType.get()
-
-    def const(v: int) -> ir.Value:
-        return create("arith.constant", [index], [], {"value": ir.IntegerAttr.get(index, v)},
-                      loc=loc, ip=ip).result
-
     out = None
     if isinstance(expr, int):
-        out = const(expr)
+        out = b.const_index(expr)
     elif expr[0] == "dim":
-        out = create("tensor.dim", [index], [args[expr[1]], const(expr[2])], loc=loc, ip=ip).result
+        out = b.tensor_dim_op(args[expr[1]], expr[2])
     elif expr[0] in _ARITH or expr[0] in _CMP or expr[0] == "select":
-        parts = [materialize_size(e, args, ip, loc, memo) for e in expr[1:]]
+        parts = [materialize_size(e, args, b, memo) for e in expr[1:]]
         if all(p is not None for p in parts):
             if expr[0] in _ARITH:
-                out = create(_ARITH[expr[0]], [index], parts, loc=loc, ip=ip).result
+                out = b.index_op(_ARITH[expr[0]], *parts)
             elif expr[0] in _CMP:
-                pred = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), _CMP[expr[0]])
-                out = create("arith.cmpi", [ir.IntegerType.get_signless(1)], parts,
-                             {"predicate": pred}, loc=loc, ip=ip).result
+                out = b.cmpi(_CMP[expr[0]], *parts)
             else:
                 c = parts[0]
                 if not isinstance(c.type, ir.IntegerType) or ir.IntegerType(c.type).width != 1:
-                    c = create("arith.cmpi", [ir.IntegerType.get_signless(1)], [c, const(0)],
-                               {"predicate": ir.IntegerAttr.get(ir.IntegerType.get_signless(64), 1)},
-                               loc=loc, ip=ip).result
-                out = create("arith.select", [index], [c, parts[1], parts[2]], loc=loc, ip=ip).result
+                    c = b.cmpi("ne", c, b.const_index(0))
+                out = b.arith_select(c, parts[1], parts[2])
     memo[key] = out
     return out
 
@@ -194,19 +184,16 @@ def rebuild_shape_operand(op: ir.Operation, exprs: list) -> bool:
     index scalars (materialize_size), when every size is expressible. IREE reads an expanding
     axis's size from the shape tensor; built from StableHLO ops on 0-d tensors it was computed
     on the device and read back mid-call (a host-device sync per decode step)."""
-    shape = op.operands[1]
-    shape_t = ir.RankedTensorType(shape.type)
-    elt = shape_t.element_type
-    ip, loc = ir.InsertionPoint(op), op.location
+    elt = ir.RankedTensorType(op.operands[1].type).element_type
+    b = OpBuilder(op)
     args, memo = _func_args(op), {}
     values = []
     for e in exprs:
-        v = materialize_size(e, args, ip, loc, memo)
+        v = materialize_size(e, args, b, memo)
         if v is None or not isinstance(v.type, ir.IndexType):
             return False
         values.append(v)
-    cast = [create("arith.index_cast", [elt], [v], loc=loc, ip=ip).result for v in values]
-    op.operands[1] = create("tensor.from_elements", [shape_t], cast, loc=loc, ip=ip).result
+    op.operands[1] = b.tensor_from_elements([b.index_cast(v, elt) for v in values], elt)
     return True
 
 
@@ -236,34 +223,27 @@ def convert_stablehlo_dynamic_reshape_reassociation(op: ir.Operation, plan: Resh
     expression computed on index scalars from the arguments' sizes (else read from the shape
     operand). Sizes the facts prove constant become static (with tensor.cast at the ends).
     """
-    ip, loc = ir.InsertionPoint(op), op.location
+    b = OpBuilder(op)
     x, shape = op.operands
     src_t = ir.RankedTensorType(x.type)
     result_t = ir.RankedTensorType(op.results[0].type)
-    elt, index = src_t.element_type, ir.IndexType.get()
+    elt = src_t.element_type
     dyn = ir.ShapedType.get_dynamic_size()
 
-    def const(v: int) -> ir.Value:
-        return create("arith.constant", [index], [], {"value": ir.IntegerAttr.get(index, v)},
-                      loc=loc, ip=ip).result
-
     def cast(v: ir.Value, shape) -> ir.Value:
-        t = ir.RankedTensorType.get(list(shape), elt)
-        return v if v.type == t else create("tensor.cast", [t], [v], loc=loc, ip=ip).result
+        return b.tensor_cast(v, ir.RankedTensorType.get(list(shape), elt))
 
     args, memo = _func_args(op), {}
 
     def dst_size(k: int) -> ir.Value:
         i = plan.same_as_src[k]
         if i is not None:
-            return create("tensor.dim", [index], [x, const(i)], loc=loc, ip=ip).result
+            return b.tensor_dim_op(x, i)
         if plan.dst_exprs:
-            v = materialize_size(plan.dst_exprs[k], args, ip, loc, memo)
+            v = materialize_size(plan.dst_exprs[k], args, b, memo)
             if v is not None and isinstance(v.type, ir.IndexType):
                 return v
-        e = create("tensor.extract", [ir.RankedTensorType(shape.type).element_type],
-                   [shape, const(k)], loc=loc, ip=ip).result
-        return create("arith.index_cast", [index], [e], loc=loc, ip=ip).result
+        return b.index_cast(b.tensor_extract(shape, [b.const_index(k)]))
 
     v = cast(x, plan.src_shape)
     src_groups = [g[0] for g in plan.groups]
@@ -273,16 +253,10 @@ def convert_stablehlo_dynamic_reshape_reassociation(op: ir.Operation, plan: Resh
         for g in src_groups:
             sizes = [plan.src_shape[i] for i in g]
             mid.append(dyn if any(is_dynamic(s) for s in sizes) else math.prod(sizes))
-        mid_t = ir.RankedTensorType.get(mid, elt)
-        v = create("tensor.collapse_shape", [mid_t], [v], {"reassociation": reassociation_attr(src_groups)},
-                   loc=loc, ip=ip).result
+        v = b.collapse_shape(v, src_groups, ir.RankedTensorType.get(mid, elt))
     if any(len(g) > 1 for g in dst_groups):
         sizes = [dst_size(k) for k, s in enumerate(plan.dst_shape) if is_dynamic(s)]
-        dst_t = ir.RankedTensorType.get(list(plan.dst_shape), elt)
-        v = create("tensor.expand_shape", [dst_t], [v, *sizes],
-                   {"reassociation": reassociation_attr(dst_groups),
-                    "static_output_shape": ir.DenseI64ArrayAttr.get(list(plan.dst_shape))},
-                   loc=loc, ip=ip).result
+        v = b.expand_shape(v, dst_groups, ir.RankedTensorType.get(list(plan.dst_shape), elt), sizes)
     v = cast(v, result_t.shape)
     op.results[0].replace_all_uses_with(v)
     op.erase()
@@ -313,29 +287,22 @@ def convert_stablehlo_concatenate(op: ir.Operation) -> bool:
             # (EfficientNet); IREE's own lowering of this form compiles.
             return False
     axis = ir.IntegerAttr(op.attributes["dimension"]).value
-    ip, loc = ir.InsertionPoint(op), op.location
-    index = ir.IndexType.get()
-    dyn = ir.ShapedType.get_dynamic_size()
-    arr = ir.DenseI64ArrayAttr.get
-
-    def const(v: int) -> ir.Value:
-        return create("arith.constant", [index], [], {"value": ir.IntegerAttr.get(index, v)},
-                      loc=loc, ip=ip).result
+    b = OpBuilder(op)
 
     def dim(v: ir.Value, d: int):
         size = ir.RankedTensorType(v.type).shape[d]
         if not is_dynamic(size):
             return int(size)
-        return create("tensor.dim", [index], [v, const(d)], loc=loc, ip=ip).result
+        return b.tensor_dim_op(v, d)
 
-    def add(a, b):
-        if isinstance(a, int) and isinstance(b, int):
-            return a + b
-        if isinstance(a, int) and a == 0:
-            return b
-        a = const(a) if isinstance(a, int) else a
-        b = const(b) if isinstance(b, int) else b
-        return create("arith.addi", [index], [a, b], loc=loc, ip=ip).result
+    def add(x, y):
+        if isinstance(x, int) and isinstance(y, int):
+            return x + y
+        if isinstance(x, int) and x == 0:
+            return y
+        x = b.const_index(x) if isinstance(x, int) else x
+        y = b.const_index(y) if isinstance(y, int) else y
+        return b.index_op("arith.addi", x, y)
 
     first = op.operands[0]
     total = 0
@@ -347,28 +314,15 @@ def convert_stablehlo_concatenate(op: ir.Operation) -> bool:
     for d, size in enumerate(result_t.shape):
         if is_dynamic(size):
             v = total if d == axis else dim(first, d)
-            dyn_sizes.append(const(v) if isinstance(v, int) else v)
-    acc = create("tensor.empty", [result_t], dyn_sizes, loc=loc, ip=ip).result
+            dyn_sizes.append(b.const_index(v) if isinstance(v, int) else v)
+    acc = b.tensor_empty(result_t, dyn_sizes)
     offset = 0
     for k, (v, length) in enumerate(zip(op.operands, lengths)):
-        vt = ir.RankedTensorType(v.type)
         offs = [0] * result_t.rank
-        part = [dim(v, d) for d in range(vt.rank)]
+        offs[axis] = offset
+        part = [dim(v, d) for d in range(ir.RankedTensorType(v.type).rank)]
         part[axis] = length
-        dyn_offs = []
-        if isinstance(offset, int):
-            offs[axis] = offset
-        else:
-            offs[axis] = dyn
-            dyn_offs.append(offset)
-        static_sizes = [p if isinstance(p, int) else dyn for p in part]
-        dyn_part = [p for p in part if not isinstance(p, int)]
-        acc = create("tensor.insert_slice", [result_t], [v, acc, *dyn_offs, *dyn_part],
-                     {"static_offsets": arr(offs), "static_sizes": arr(static_sizes),
-                      "static_strides": arr([1] * result_t.rank),
-                      "operandSegmentSizes": ir.DenseI32ArrayAttr.get(
-                          [1, 1, len(dyn_offs), len(dyn_part), 0])},
-                     loc=loc, ip=ip).result
+        acc = b.insert_slice(v, acc, offs, part)
         if k + 1 < len(lengths):
             offset = add(offset, length)
     op.results[0].replace_all_uses_with(acc)
@@ -383,36 +337,27 @@ def convert_stablehlo_dynamic_reshape(op: ir.Operation) -> None:
     Static result axes become index constants and dynamic ones are extracted from the shape
     operand, so IREE sees the sizes as scalars (an index tensor would cross a dispatch boundary).
     """
-    ip, loc = ir.InsertionPoint(op), op.location
+    b = OpBuilder(op)
     x, shape = op.operands
     result_t = ir.RankedTensorType(op.results[0].type)
-    index = ir.IndexType.get()
     src_rank = ir.RankedTensorType(x.type).rank
     if result_t.rank == 1 and src_rank >= 1:
         # Flattening to rank 1 is always the full collapse: no extents needed, and IREE folds it
         # (a 1-element index shape tensor would cross a dispatch boundary instead).
-        reassoc = reassociation_attr([range(src_rank)])
-        new = create("tensor.collapse_shape", [result_t], [x], {"reassociation": reassoc},
-                     loc=loc, ip=ip).result
+        new = b.collapse_shape(x, [range(src_rank)], result_t)
         op.results[0].replace_all_uses_with(new)
         op.erase()
         return
     extents = []
     for i, size in enumerate(result_t.shape):
         if is_dynamic(size):
-            pos = create("arith.constant", [index], [], {"value": ir.IntegerAttr.get(index, i)},
-                         loc=loc, ip=ip).result
-            elt = create("tensor.extract", [ir.RankedTensorType(shape.type).element_type],
-                         [shape, pos], loc=loc, ip=ip).result
+            elt = b.tensor_extract(shape, [b.const_index(i)])
             if not isinstance(elt.type, ir.IndexType):
-                elt = create("arith.index_cast", [index], [elt], loc=loc, ip=ip).result
+                elt = b.index_cast(elt)
         else:
-            elt = create("arith.constant", [index], [], {"value": ir.IntegerAttr.get(index, size)},
-                         loc=loc, ip=ip).result
+            elt = b.const_index(size)
         extents.append(elt)
-    shape_t = ir.RankedTensorType.get([len(extents)], index)
-    idx = create("tensor.from_elements", [shape_t], extents, loc=loc, ip=ip).result
-    new = create("tensor.reshape", [result_t], [x, idx], loc=loc, ip=ip).result
+    new = b.tensor_reshape(x, b.tensor_from_elements(extents, ir.IndexType.get()), result_t)
     op.results[0].replace_all_uses_with(new)
     op.erase()
 
@@ -618,43 +563,23 @@ def apply_foreign_broadcast(op: ir.Operation, plan) -> None:
     x = op.operands[0]
     src = ir.RankedTensorType(x.type)
     dst = ir.RankedTensorType(op.results[0].type)
-    ip, loc = ir.InsertionPoint(op), op.location
+    b = OpBuilder(op)
     if kind == "hints":
         op.attributes["known_expanding_dimensions"] = ir.DenseI64ArrayAttr.get(expanding)
         op.attributes["known_nonexpanding_dimensions"] = ir.DenseI64ArrayAttr.get(nonexpanding)
         return
     if kind == "identity":
-        new = x
-        if src != dst:
-            new = create("tensor.cast", [dst], [x], loc=loc, ip=ip).result
+        new = b.tensor_cast(x, dst)
     else:
         dims = [int(v) for v in ir.DenseI64ArrayAttr(op.attributes["broadcast_dimensions"])]
         groups: list[list[int]] = [[] for _ in dims]
         for r in range(dst.rank):  # a unit axis joins the mapped axis before it (or the first)
             before = [k for k, d in enumerate(dims) if d <= r]
             groups[before[-1] if before else 0].append(r)
-        index = ir.IndexType.get()
-        reassoc = reassociation_attr(groups)
-        sizes = []
-        for i, d in enumerate(dims):
-            if is_dynamic(dst.shape[d]):
-                c = create("arith.constant", [index], [], {"value": ir.IntegerAttr.get(index, i)},
-                           loc=loc, ip=ip).result
-                sizes.append(create("tensor.dim", [index], [x, c], loc=loc, ip=ip).result)
-        new = create("tensor.expand_shape", [dst], [x, *sizes],
-                     {"reassociation": reassoc,
-                      "static_output_shape": ir.DenseI64ArrayAttr.get(list(dst.shape))},
-                     loc=loc, ip=ip).result
+        sizes = [b.tensor_dim_op(x, i) for i, d in enumerate(dims) if is_dynamic(dst.shape[d])]
+        new = b.expand_shape(x, groups, dst, sizes)
     op.results[0].replace_all_uses_with(new)
     op.erase()
-
-
-def _index_of(ip, loc, t: ir.Value, i: int) -> ir.Value:
-    """Element `i` of a rank-1 integer tensor as an index value."""
-    index = ir.IndexType.get()
-    c = create("arith.constant", [index], [], {"value": ir.IntegerAttr.get(index, i)}, loc=loc, ip=ip).result
-    v = create("tensor.extract", [ir.RankedTensorType(t.type).element_type], [t, c], loc=loc, ip=ip).result
-    return create("arith.index_cast", [index], [v], loc=loc, ip=ip).result
 
 
 def convert_stablehlo_dynamic_pad(op: ir.Operation) -> bool:
@@ -676,29 +601,23 @@ def convert_stablehlo_dynamic_pad(op: ir.Operation) -> bool:
     inner = _constant_ints(interior)
     if inner is None:
         return False
-    ip, loc = ir.InsertionPoint(op), op.location
-    index = ir.IndexType.get()
+    b = OpBuilder(op)
     x_t = ir.RankedTensorType(x.type)
     result_t = ir.RankedTensorType(op.results[0].type)
     rank, dyn = x_t.rank, ir.ShapedType.get_dynamic_size()
-    arr = ir.DenseI64ArrayAttr.get
     if any(inner):
-        shape = [s if is_dynamic(s) else s + max(s - 1, 0) * it for s, it in zip(x_t.shape, inner)]
-        x = create("stablehlo.pad", [ir.RankedTensorType.get(shape, x_t.element_type)], [x, value],
-                   {"edge_padding_low": arr([0] * rank), "edge_padding_high": arr([0] * rank),
-                    "interior_padding": arr(inner)}, loc=loc, ip=ip).result
+        x = b.hlo_pad(x, value, [0] * rank, [0] * rank, inner)
         x_t = ir.RankedTensorType(x.type)
     lo_c, hi_c = facts.vector(low), facts.vector(high)  # per axis: an int where constant
-    zero = create("arith.constant", [index], [], {"value": ir.IntegerAttr.get(index, 0)}, loc=loc, ip=ip).result
+    zero = b.const_index(0)
 
     def split(vec, consts, d):
         """(pad amount: int or index, crop amount: int or index) of axis d."""
         if consts is not None and isinstance(consts[d], int):
             return max(consts[d], 0), max(-consts[d], 0)
-        a = _index_of(ip, loc, vec, d)
-        neg = create("arith.subi", [index], [zero, a], loc=loc, ip=ip).result
-        return (create("arith.maxsi", [index], [a, zero], loc=loc, ip=ip).result,
-                create("arith.maxsi", [index], [neg, zero], loc=loc, ip=ip).result)
+        a = b.extract_index(vec, d)
+        neg = b.index_op("arith.subi", zero, a)
+        return b.index_op("arith.maxsi", a, zero), b.index_op("arith.maxsi", neg, zero)
 
     amounts = [(split(low, lo_c, d), split(high, hi_c, d)) for d in range(rank)]
     static_low = [lo[0] if isinstance(lo[0], int) else dyn for lo, _ in amounts]
@@ -706,46 +625,25 @@ def convert_stablehlo_dynamic_pad(op: ir.Operation) -> bool:
     pad_shape = [s + sl + sh if not is_dynamic(s) and sl != dyn and sh != dyn else dyn
                  for s, sl, sh in zip(x_t.shape, static_low, static_high)]
     padded_t = ir.RankedTensorType.get(pad_shape, x_t.element_type)
-    dyn_low = [lo[0] for lo, _ in amounts if not isinstance(lo[0], int)]
-    dyn_high = [hi[0] for _, hi in amounts if not isinstance(hi[0], int)]
-    pad = ir.Operation.create(
-        "tensor.pad", results=[padded_t], operands=[x, *dyn_low, *dyn_high],
-        attributes={"static_low": arr(static_low), "static_high": arr(static_high),
-                    "operandSegmentSizes": ir.DenseI32ArrayAttr.get([1, len(dyn_low), len(dyn_high)])},
-        regions=1, loc=loc, ip=ip)
-    elt = x_t.element_type
-    scalar = create("tensor.extract", [elt], [value], loc=loc, ip=ir.InsertionPoint(pad)).result
-    block = pad.regions[0].blocks.append(*([index] * rank))
-    create("tensor.yield", [], [scalar], loc=loc, ip=ir.InsertionPoint(block))
-    new = pad.result
+    new = b.tensor_pad(x, [lo[0] for lo, _ in amounts], [hi[0] for _, hi in amounts],
+                       b.tensor_extract(value), padded_t)
     crops = [(lo[1], hi[1]) for lo, hi in amounts]
-    if any(not (isinstance(a, int) and a == 0) or not (isinstance(b, int) and b == 0) for a, b in crops):
-        offsets, sizes, s_off, s_size = [], [], [], []
+    if any(not (isinstance(c, int) and c == 0) or not (isinstance(e, int) and e == 0) for c, e in crops):
+        offsets, sizes = [], []
         for d, (clo, chi) in enumerate(crops):
             if isinstance(clo, int) and isinstance(chi, int) and not is_dynamic(pad_shape[d]):
-                s_off.append(clo)
-                s_size.append(pad_shape[d] - clo - chi)
+                offsets.append(clo)
+                sizes.append(pad_shape[d] - clo - chi)
                 continue
-            c = create("arith.constant", [index], [], {"value": ir.IntegerAttr.get(index, d)}, loc=loc, ip=ip).result
-            n = create("tensor.dim", [index], [new, c], loc=loc, ip=ip).result
-            lo_v = clo if not isinstance(clo, int) else create(
-                "arith.constant", [index], [], {"value": ir.IntegerAttr.get(index, clo)}, loc=loc, ip=ip).result
-            hi_v = chi if not isinstance(chi, int) else create(
-                "arith.constant", [index], [], {"value": ir.IntegerAttr.get(index, chi)}, loc=loc, ip=ip).result
-            n = create("arith.subi", [index], [n, lo_v], loc=loc, ip=ip).result
-            n = create("arith.subi", [index], [n, hi_v], loc=loc, ip=ip).result
-            s_off.append(dyn)
+            n = b.tensor_dim_op(new, d)
+            lo_v = clo if not isinstance(clo, int) else b.const_index(clo)
+            hi_v = chi if not isinstance(chi, int) else b.const_index(chi)
+            n = b.index_op("arith.subi", n, lo_v)
+            n = b.index_op("arith.subi", n, hi_v)
             offsets.append(lo_v)
-            s_size.append(dyn)
             sizes.append(n)
-        sliced_t = ir.RankedTensorType.get(s_size, elt)
-        new = create("tensor.extract_slice", [sliced_t], [new, *offsets, *sizes],
-                     {"static_offsets": arr(s_off), "static_sizes": arr(s_size),
-                      "static_strides": arr([1] * rank),
-                      "operandSegmentSizes": ir.DenseI32ArrayAttr.get([1, len(offsets), len(sizes), 0])},
-                     loc=loc, ip=ip).result
-    if new.type != result_t:
-        new = create("tensor.cast", [result_t], [new], loc=loc, ip=ip).result
+        new = b.extract_slice(new, offsets, sizes)
+    new = b.tensor_cast(new, result_t)
     op.results[0].replace_all_uses_with(new)
     op.erase()
     return True
@@ -765,12 +663,10 @@ def convert_stablehlo_gather_unit_index_vector(op: ir.Operation) -> bool:
     if (idx_t.rank < 2 or ivd != idx_t.rank - 1 or idx_t.shape[ivd] != 1
             or not any(is_dynamic(s) for s in idx_t.shape) or dn["operand_batching_dims"]):
         return False
-    ip, loc = ir.InsertionPoint(op), op.location
     groups = [[d] for d in range(idx_t.rank - 1)]
     groups[-1].append(idx_t.rank - 1)
-    reassoc = reassociation_attr(groups)
     flat_t = ir.RankedTensorType.get(list(idx_t.shape[:-1]), idx_t.element_type)
-    flat = create("tensor.collapse_shape", [flat_t], [idx], {"reassociation": reassoc}, loc=loc, ip=ip).result
+    flat = OpBuilder(op).collapse_shape(idx, groups, flat_t)
     op.attributes["dimension_numbers"] = gather_numbers(
         dn["offset_dims"], dn["collapsed_slice_dims"], dn["start_index_map"], idx_t.rank - 1,
         dn["operand_batching_dims"], dn["start_indices_batching_dims"])
@@ -790,42 +686,18 @@ def convert_stablehlo_dot_general_flatten(op: ir.Operation) -> bool:
             or nums["rhs_contracting_dimensions"] != [0]
             or not any(is_dynamic(s) for s in lt.shape[:-1])):
         return False
-    ip, loc = ir.InsertionPoint(op), op.location
-    index = ir.IndexType.get()
+    b = OpBuilder(op)
     result_t = ir.RankedTensorType(op.results[0].type)
     dyn = ir.ShapedType.get_dynamic_size()
-    reassoc = reassociation_attr([range(lt.rank - 1), [lt.rank - 1]])  # rows merged, last axis kept
-    flat = create("tensor.collapse_shape", [ir.RankedTensorType.get([dyn, lt.shape[-1]], lt.element_type)],
-                  [lhs], {"reassociation": reassoc}, loc=loc, ip=ip).result
-    attrs = {n: op.attributes[n] for n in op.attributes}
-    attrs["dot_dimension_numbers"] = dot_numbers([1], [0])
+    groups = [range(lt.rank - 1), [lt.rank - 1]]  # rows merged, last axis kept
+    flat = b.collapse_shape(lhs, groups, ir.RankedTensorType.get([dyn, lt.shape[-1]], lt.element_type))
     dot2_t = ir.RankedTensorType.get([dyn, result_t.shape[-1]], result_t.element_type)
-    dot2 = create("stablehlo.dot_general", [dot2_t], [flat, rhs], attrs, loc=loc, ip=ip).result
-    sizes = []
-    for d in range(lt.rank - 1):
-        if is_dynamic(result_t.shape[d]):
-            c = create("arith.constant", [index], [], {"value": ir.IntegerAttr.get(index, d)}, loc=loc, ip=ip).result
-            sizes.append(create("tensor.dim", [index], [lhs, c], loc=loc, ip=ip).result)
-    new = create("tensor.expand_shape", [result_t], [dot2, *sizes],
-                 {"reassociation": reassoc, "static_output_shape": ir.DenseI64ArrayAttr.get(list(result_t.shape))},
-                 loc=loc, ip=ip).result
+    dot2 = b.hlo_dot_general(flat, rhs, dot2_t, dot_numbers([1], [0]), like=op)
+    sizes = [b.tensor_dim_op(lhs, d) for d in range(lt.rank - 1) if is_dynamic(result_t.shape[d])]
+    new = b.expand_shape(dot2, groups, result_t, sizes)
     op.results[0].replace_all_uses_with(new)
     op.erase()
     return True
-
-
-def _dim_size_i64(ip, loc, v: ir.Value, axis: int) -> ir.Value:
-    """A tensor<1xi64> holding the size of `v` along `axis`."""
-    i32, i64 = ir.IntegerType.get_signless(32), ir.IntegerType.get_signless(64)
-    t = ir.RankedTensorType(v.type)
-    if not is_dynamic(t.shape[axis]):
-        attr = ir.DenseElementsAttr.get_splat(ir.RankedTensorType.get([1], i64),
-                                              ir.IntegerAttr.get(i64, t.shape[axis]))
-        return create("stablehlo.constant", [attr.type], [], {"value": attr}, loc=loc, ip=ip).result
-    d = create("stablehlo.get_dimension_size", [ir.RankedTensorType.get([], i32)], [v],
-               {"dimension": ir.IntegerAttr.get(i64, axis)}, loc=loc, ip=ip).result
-    d = create("stablehlo.convert", [ir.RankedTensorType.get([], i64)], [d], loc=loc, ip=ip).result
-    return create("stablehlo.reshape", [ir.RankedTensorType.get([1], i64)], [d], loc=loc, ip=ip).result
 
 
 def convert_stablehlo_dot_general_unit_contraction(op: ir.Operation) -> bool:
@@ -868,37 +740,21 @@ def convert_stablehlo_dot_general_unit_contraction(op: ir.Operation) -> bool:
     prod_shape = [(lt if v is lhs else rt).shape[d] for v, d in sources] + [1] * nk
     elt = result_t.element_type
     prod_t = ir.RankedTensorType.get(prod_shape, elt)
-    ip, loc = ir.InsertionPoint(op), op.location
+    b = OpBuilder(op)
     i64 = ir.IntegerType.get_signless(64)
-    parts = [_dim_size_i64(ip, loc, v, d) for v, d in sources]
-    ones = ir.DenseElementsAttr.get_splat(ir.RankedTensorType.get([nk], i64), ir.IntegerAttr.get(i64, 1))
-    parts.append(create("stablehlo.constant", [ones.type], [], {"value": ones}, loc=loc, ip=ip).result)
-    shape = create("stablehlo.concatenate", [ir.RankedTensorType.get([len(prod_shape)], i64)], parts,
-                   {"dimension": ir.IntegerAttr.get(i64, 0)}, loc=loc, ip=ip).result
+    parts = [b.hlo_dim(v, d) for v, d in sources]
+    parts.append(b.hlo_const([1] * nk, i64))
+    shape = b.hlo_concat(parts)
 
     def broadcast(v: ir.Value, mapping: dict) -> ir.Value:
-        vt = ir.RankedTensorType(v.type)
-        dims = [mapping[d] for d in range(vt.rank)]
-        b = create("stablehlo.dynamic_broadcast_in_dim", [prod_t], [v, shape],
-                   {"broadcast_dimensions": ir.DenseI64ArrayAttr.get(dims)}, loc=loc, ip=ip)
-        annotate_stablehlo_dynamic_broadcast_in_dim(b)
-        return b.result
+        dims = [mapping[d] for d in range(ir.RankedTensorType(v.type).rank)]
+        out = b.hlo_broadcast_in_dim(v, prod_t, dims, shape)
+        annotate_stablehlo_dynamic_broadcast_in_dim(defining_op(out))
+        return out
 
-    product = create("stablehlo.multiply", [prod_t], [broadcast(lhs, lmap), broadcast(rhs, rmap)],
-                     loc=loc, ip=ip).result
-    scalar_t = ir.RankedTensorType.get([], elt)
-    zero = create("stablehlo.constant", [scalar_t], [],
-                  {"value": ir.DenseElementsAttr.get_splat(scalar_t, ir.FloatAttr.get(elt, 0.0)
-                                                           if isinstance(elt, ir.FloatType)
-                                                           else ir.IntegerAttr.get(elt, 0))},
-                  loc=loc, ip=ip).result
-    red = create("stablehlo.reduce", [result_t], [product, zero],
-                 {"dimensions": ir.DenseI64ArrayAttr.get(list(range(nb + nl + nr, len(prod_shape))))},
-                 loc=loc, ip=ip, regions=1)
-    block = red.regions[0].blocks.append(scalar_t, scalar_t)
-    with ir.InsertionPoint(block):
-        s_ = create("stablehlo.add", [scalar_t], list(block.arguments), loc=loc, ip=ir.InsertionPoint(block)).result
-        create("stablehlo.return", [], [s_], loc=loc, ip=ir.InsertionPoint(block))
-    op.results[0].replace_all_uses_with(red.result)
+    product = b.hlo_binary("multiply", broadcast(lhs, lmap), broadcast(rhs, rmap))
+    zero = b.hlo_scalar(0, elt)
+    red = b.hlo_reduce(product, zero, range(nb + nl + nr, len(prod_shape)), result_t)
+    op.results[0].replace_all_uses_with(red)
     op.erase()
     return True
