@@ -225,6 +225,10 @@ ROWS: tuple[Row, ...] = (
         "operands and results -> `stablehlo.if` whose branches keep the `?` dims",
         ("test_control_flow.py::test_cond_on_data_both_branches",
          "test_control_flow.py::test_cond_on_size_nested_every_branch")),
+    Row("op", "control flow: while_loop",
+        "`torch._higher_order_ops.while_loop` with a trip count from a `?` size (`i < x.shape[0] // 2`) "
+        "and a data-dependent stop, a `?`-sized loop state -> `stablehlo.while`",
+        ("test_control_flow.py::test_while_loop_trip_count_from_a_dynamic_size",)),
     Row("op", "scatter reductions",
         "scatter_reduce sum / prod / mean / amax / amin with and without self, integer mean, "
         "index_reduce, scatter(reduce=), put (accumulate, negative indices), masked_scatter, "

@@ -11,6 +11,8 @@ from __future__ import annotations
 import torch
 from torch.export import Dim
 
+from torch._higher_order_ops.while_loop import while_loop
+
 from e2e_harness import check_model, randn
 
 
@@ -51,3 +53,25 @@ def test_cond_on_size_nested_every_branch():
              (-randn(8, 4).abs(), randn(3, 2))]   # data false, size <= 4
     check_model("cond_on_size_nested", CondOnSizeNested(), (randn(6, 4), randn(3, 2)),
                 ({0: Dim("b", max=64)}, {0: Dim("c", max=64)}), sizes)
+
+
+class WhileOverRows(torch.nn.Module):
+    """A recurrence run `x.shape[0] // 2` times (stopping early once it grows past 1e4), its
+    state `?`-sized like `x`; returns the state and the trip count."""
+
+    def forward(self, x, w):
+        def cond(i, h):
+            return (i < x.shape[0] // 2) & (h.abs().max() < 1e4)
+
+        def body(i, h):
+            return i + 1, torch.tanh(h @ w) + x
+
+        i, h = while_loop(cond, body, (torch.zeros((), dtype=torch.int64), x.clone()))
+        return h, i
+
+
+def test_while_loop_trip_count_from_a_dynamic_size():
+    w = randn(4, 4)
+    sizes = [(randn(1, 4), w), (randn(5, 4), w), (randn(17, 4), w)]   # 0, 2 and 8 iterations
+    check_model("while_over_rows", WhileOverRows(), (randn(6, 4), w),
+                ({0: Dim("b", max=64)}, None), sizes, atol=1e-5)

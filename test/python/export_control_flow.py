@@ -1,8 +1,10 @@
-# torch.cond on data and on a size through symhlo.export: pure StableHLO `stablehlo.if` whose
-# branches keep the `?` batch dim and compute its size from their own operands.
+# torch.cond on data and on a size, and while_loop, through symhlo.export: pure StableHLO
+# `stablehlo.if` / `stablehlo.while` whose regions keep the `?` batch dim and compute its size
+# from their own operands.
 # RUN: %python %s | FileCheck %s
 
 import torch
+from torch._higher_order_ops.while_loop import while_loop
 from torch.export import Dim
 
 import symhlo
@@ -45,3 +47,34 @@ print(symhlo.export(CondOnSize(), (torch.randn(4, 3),), dynamic_shapes=ds).text)
 # CHECK:           stablehlo.return %{{.*}} : tensor<?x3xf32>
 # CHECK:         }) : (tensor<i1>) -> tensor<?x3xf32>
 # CHECK:         return %[[IF]]
+
+
+class WhileOverRows(torch.nn.Module):
+    def forward(self, x):
+        def cond(i, h):
+            return i < x.shape[0] // 2
+
+        def body(i, h):
+            return i + 1, torch.tanh(h) + x
+
+        return while_loop(cond, body, (torch.zeros((), dtype=torch.int64), x.clone()))
+
+
+print(symhlo.export(WhileOverRows(), (torch.randn(4, 3),), dynamic_shapes=ds).text)
+# CHECK-LABEL: func.func @main
+# CHECK-SAME:    (%arg0: tensor<?x3xf32>) -> (tensor<i64>, tensor<?x3xf32>)
+# CHECK-NOT:     {{(arith|tensor|shape|torch|torch_c|chlo|scf)\.}}
+# CHECK:         %[[D:.*]] = stablehlo.get_dimension_size %arg0, dim = 0
+# CHECK:         %[[P0:.*]] = stablehlo.compare LT, %{{.*}}, %{{.*}}, SIGNED : (tensor<i64>, tensor<i64>) -> tensor<i1>
+# CHECK:         %[[W:.*]]:3 = stablehlo.while(%[[GO:.*]] = %[[P0]], %[[I:.*]] = %{{.*}}, %[[H:.*]] = %arg0) : tensor<i1>, tensor<i64>, tensor<?x3xf32>
+# CHECK:         cond {
+# CHECK:           stablehlo.return %[[GO]] : tensor<i1>
+# CHECK:         } do {
+# CHECK:           %[[I1:.*]] = stablehlo.add %[[I]]
+# CHECK:           %[[T:.*]] = stablehlo.tanh %[[H]] : tensor<?x3xf32>
+# CHECK:           %[[H1:.*]] = stablehlo.add %[[T]], %arg0 : tensor<?x3xf32>
+# CHECK:           %[[P1:.*]] = stablehlo.compare LT, %[[I1]]
+# CHECK:           stablehlo.return %[[P1]], %[[I1]], %[[H1]] : tensor<i1>, tensor<i64>, tensor<?x3xf32>
+# CHECK:         }
+# CHECK-NOT:     {{(arith|tensor|shape|torch|torch_c|chlo|scf)\.}}
+# CHECK:         return %[[W]]#1, %[[W]]#2
