@@ -296,7 +296,11 @@ def _erase_unused_reducers(module: ir.Module) -> None:
             funcs[ir.StringAttr(f.attributes["sym_name"]).value] = f
     for op in walk_ops(module.operation):
         for a in op.attributes:
-            refs |= symbol_refs(op.attributes[a])
+            try:
+                attr = op.attributes[a]
+            except TypeError:
+                continue   # dense<...> : complex<f32>, which the bindings cannot cast (no symbols)
+            refs |= symbol_refs(attr)
     for name, f in funcs.items():
         if name != "main" and name.startswith("reduce_window_") and name not in refs:
             f.erase()

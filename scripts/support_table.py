@@ -124,6 +124,13 @@ ROWS: tuple[Row, ...] = (
         "subnormals); hypot, angle; fftshift / ifftshift over `?` axes",
         ("test_special_functions.py::test_sign_and_bit_ops_are_exact",
          "test_special_functions.py::test_fftshift_over_dynamic_axes")),
+    Row("op", "complex64",
+        "view_as_complex / view_as_real / complex / polar, add / sub / mul / div / abs / angle / "
+        "conj / exp / sum, complex matmul, complex constants (Llama's rotary `freqs_cis` buffer sliced "
+        "to a `?` sequence); complex64 inputs and outputs stay `complex<f32>`",
+        ("test_complex_numbers.py::test_rotary_complex_over_dynamic_sequence",
+         "test_complex_numbers.py::test_rotary_keeps_the_sequence_dynamic",
+         "test_complex_numbers.py::test_complex_ops_match_eager")),
     Row("op", "creation",
         "arange / full / zeros / ones / new_zeros / empty with symbolic sizes; tril / triu; cumsum "
         "(also over unbounded axes)",
@@ -257,7 +264,7 @@ ROWS: tuple[Row, ...] = (
         "torch sizes the output floor(n * 1.3) in double arithmetic: the error names "
         "upsample_nearest2d.vec and its source line",
         ("test_gaps_pad_interp.py::test_nearest_interpolate_non_binary_fraction_is_rejected_by_name",)),
-    Row("data-dependent", "ops without a StableHLO lowering (e.g. fft)",
+    Row("data-dependent", "ops without a StableHLO lowering (e.g. igamma)",
         "the error names the op and its source location, never a half-converted module",
         ("test_unsupported.py::test_op_without_stablehlo_lowering_is_named_with_location",)),
     Row("data-dependent", "side effects, complex128 / uint64, sdpa over a `?` head size",

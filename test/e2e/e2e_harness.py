@@ -77,10 +77,11 @@ def check_pure(text: str) -> list[str]:
 
 
 def _result_types(text: str) -> list[list[str]]:
-    m = re.search(r"func\.func @main\(.*?\)\s*->\s*(\(.*?\)|tensor<[^>]*>)\s*(attributes|\{)",
-                  text, re.S)
+    m = re.search(r"func\.func @main\(.*?\)\s*->\s*(\(.*?\)|tensor<(?:[^<>]|<[^<>]*>)*>)\s*"
+                  r"(attributes|\{)", text, re.S)
     assert m, "no @main in the StableHLO"
-    return [t.split("x")[:-1] for t in re.findall(r"tensor<([^>]*)>", m.group(1))]
+    types = re.findall(r"tensor<((?:[^<>]|<[^<>]*>)*)>", m.group(1))   # nested: complex<f32>
+    return [re.match(r"((?:(?:\?|\d+)x)*)", t).group(1).split("x")[:-1] for t in types]
 
 
 def check_symbolic_outputs(prog: symhlo.StableHLOProgram) -> int:
@@ -208,8 +209,9 @@ def check_model(name: str, model: torch.nn.Module, example_args: Sequence[Any], 
             assert g.dtype == e.dtype, f"output {k}: dtype {g.dtype} != {e.dtype}"
             torch.testing.assert_close(g, e, rtol=rtol, atol=atol, equal_nan=equal_nan,
                                        msg=lambda m: f"output {k} at {_shapes(args)}: {m}")
-            finite = torch.isfinite(e) & torch.isfinite(g) if e.is_floating_point() else None
-            if e.numel() and e.is_floating_point() and finite.any():
+            inexact = e.is_floating_point() or e.is_complex()
+            finite = torch.isfinite(e) & torch.isfinite(g) if inexact else None
+            if e.numel() and inexact and finite.any():
                 rep.max_abs_err = max(rep.max_abs_err, float((g - e)[finite].abs().max()))
             elif e.numel():
                 rep.max_abs_err = max(rep.max_abs_err, float((g.long() - e.long()).abs().max()))

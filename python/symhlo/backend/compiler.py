@@ -150,7 +150,8 @@ class Variant:
 
 
 _MLIR_DTYPE = {"f32": "float32", "f64": "float64", "f16": "float16", "bf16": "bfloat16",
-               "i64": "int64", "i32": "int32", "i16": "int16", "i8": "int8", "i1": "bool"}
+               "i64": "int64", "i32": "int32", "i16": "int16", "i8": "int8", "i1": "bool",
+               "complex<f32>": "complex64"}
 
 
 def _declared_inputs(decl: str) -> list[str] | None:
@@ -160,7 +161,8 @@ def _declared_inputs(decl: str) -> list[str] | None:
     m = re.search(r"@main\((.*?)\)\s*->", decl)
     if not m:
         return None
-    return [_MLIR_DTYPE.get(t.split("x")[-1], "") for t in re.findall(r"tensor<([^>]*)>", m.group(1))]
+    types = re.findall(r"tensor<((?:[^<>]|<[^<>]*>)*)>", m.group(1))   # nested: complex<f32>
+    return [_MLIR_DTYPE.get(re.sub(r"^(?:(?:\?|\d+)x)*", "", t), "") for t in types]
 
 
 def _out_dtypes(prog: StableHLOProgram) -> list[str] | None:

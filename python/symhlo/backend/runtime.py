@@ -88,6 +88,7 @@ def _element_type(dtype: np.dtype):
         np.dtype(np.uint8): T.UINT_8, np.dtype(np.uint16): T.UINT_16,
         np.dtype(np.uint32): T.UINT_32, np.dtype(np.uint64): T.UINT_64,
         np.dtype(np.bool_): T.BOOL_8,
+        np.dtype(np.complex64): T.COMPLEX_64,
     }
     try:
         return table[np.dtype(dtype)]

@@ -120,14 +120,16 @@ def _export_module(model, args, kwargs, dynamic_shapes):
 
 def _check_outputs(ep, text: str, names: dict[str, str] | None = None) -> None:
     """Silent specialization guard: an output axis symbolic in torch.export must be `?`."""
-    m = re.search(r"func\.func @main\([^)]*\)\s*->\s*(\(.*?\)|tensor<[^>]*>)\s*(attributes|\{)", text, re.S)
+    m = re.search(r"func\.func @main\([^)]*\)\s*->\s*(\(.*?\)|tensor<(?:[^<>]|<[^<>]*>)*>)\s*"
+                  r"(attributes|\{)", text, re.S)
     if not m:
         return
-    result_types = re.findall(r"tensor<([^>]*)>", m.group(1))
+    # (element types may nest: tensor<?x3xcomplex<f32>>)
+    result_types = re.findall(r"tensor<((?:[^<>]|<[^<>]*>)*)>", m.group(1))
     outs = [n for n in ep.graph.nodes if n.op == "output"][0].args[0]
     tensor_outs = [o for o in outs if hasattr(o, "meta") and isinstance(o.meta.get("val"), torch.Tensor)]
     for k, (node, rt) in enumerate(zip(tensor_outs, result_types)):
-        dims = rt.split("x")[:-1]
+        dims = re.match(r"((?:(?:\?|\d+)x)*)", rt).group(1).split("x")[:-1]
         for axis, (s, d) in enumerate(zip(node.meta["val"].shape, dims)):
             if isinstance(s, torch.SymInt) and not s.node.expr.is_number and d != "?" \
                     and not _pinned_by_export(ep, s.node.expr, int(d)):

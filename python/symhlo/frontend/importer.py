@@ -26,6 +26,7 @@ from ..errors import CompileError, SymhloError, UnsupportedOpError
 from . import decompositions
 from .control_flow import ControlFlowImporter
 from .decompositions.basic import on_0d_as_1d
+from .decompositions.complex_numbers import complex_decompositions, complex_first
 from .refusals import reject_decomposition_guards, reject_unimportable_nodes
 
 _upstream_translate = _fxi.sympy_expr_to_semi_affine_expr
@@ -194,8 +195,9 @@ def import_exported_program(ep: torch.export.ExportedProgram, *, func_name: str 
     """
     snapshot = _shape_env_snapshot(ep)
     table = get_decomposition_table()
-    ep = _run_decompositions(ep, {**table, **on_0d_as_1d(table),
-                                  **decompositions.symhlo_decompositions()})
+    ep = _run_decompositions(ep, complex_first({**table, **on_0d_as_1d(table),
+                                                **decompositions.symhlo_decompositions()},
+                                               complex_decompositions()))
     equalities = reject_decomposition_guards(ep, snapshot, names)
     # What decomposing introduced (sdpa's scale 1 / sqrt(sym_float(E)) over a `?` head size):
     # refused naming the op here, not as the FX importer's NotImplementedError.
@@ -334,8 +336,23 @@ def _keep_user_outputs(module: ir.Module, ep: torch.export.ExportedProgram, func
 
 
 def _make_inline_literal_op(tensor: torch.Tensor, vtensor_type, py_attr_tracker):
-    """torch.vtensor.literal with an inline DenseElementsAttr (portable; no dense_resource)."""
+    """torch.vtensor.literal with an inline DenseElementsAttr (portable; no dense_resource).
+
+    A complex tensor is a float literal of its real view (`[..., 2]`) under
+    `torch.aten.view_as_complex`: the MLIR Python bindings cannot read a complex dense attribute
+    (symhlo's passes would fail on it), and symhlo-lower-torch-complex lowers the view."""
     import numpy as np
+
+    if tensor.is_complex():
+        real = torch.view_as_real(tensor.detach().resolve_conj()).contiguous()
+        text = str(vtensor_type)
+        head, elt = text[:text.rindex("],")], text[text.rindex("],") + 2:-1]
+        part = {"complex<f32>": "f32", "complex<f64>": "f64"}[elt]
+        sizes = head[len("!torch.vtensor<["):]
+        real_type = ir.Type.parse(f"!torch.vtensor<[{sizes + ',' if sizes else ''}2],{part}>")
+        literal = _make_inline_literal_op(real, real_type, py_attr_tracker)
+        return ir.Operation.create(name="torch.aten.view_as_complex", results=[vtensor_type],
+                                   operands=[literal.result])
 
     mapping = py_attr_tracker.track(tensor)
     if mapping.is_empty:
