@@ -16,27 +16,31 @@ was 9x its static code on ResNet-18 (750 ms vs 80 ms CPU at 224x224, one thread)
            {batch_group_count = 1 : i64, feature_group_count = 1 : i64}
            : (tensor<?x3x?x?xf32>, tensor<4x3x3x3xf32>) -> tensor<?x4x?x?xf32>
   ==>
-    %p = stablehlo.pad %x, %zero, low = [0, 0, 1, 1], high = [0, 0, 1, 1], interior = [0, 0, 0, 0]
-    %h = tensor.dim %p, %c2 ; %oh = (%h - 3) / 2 + 1       (likewise %n, %ow)
-    %e = tensor.empty(%n, %oh, %ow) : tensor<?x4x?x?xf32>
-    %f = linalg.fill ins(%cst0 : f32) outs(%e : tensor<?x4x?x?xf32>)
-    %0 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>}
-           ins(%p, %k : tensor<?x3x?x?xf32>, tensor<4x3x3x3xf32>) outs(%f : tensor<?x4x?x?xf32>)
+    %kt = stablehlo.transpose %k, dims = [2, 3, 1, 0]       : 3x3x3x4   (KH x KW x C x F)
+    %xt = stablehlo.transpose %x, dims = [0, 2, 3, 1]       : ?x?x?x3   (channels-last)
+    %p = stablehlo.pad %xt, %zero, low = [0, 1, 1, 0], high = [0, 1, 1, 0], interior = [0, 0, 0, 0]
+    %h = tensor.dim %p, %c1 ; %oh = (%h - 3) / 2 + 1       (likewise %n, %ow)
+    %patches = linalg.generic (reads %p[n, oh*2 + kh, ow*2 + kw, c]) : ?x?x?x3x3x3
+    %rows = tensor.collapse_shape %patches [[0, 1, 2], [3, 4, 5]] : ?x27
+    %y = stablehlo.dot_general %rows, reshape(%kt) : 27x4, contracting_dims = [1] x [0] : ?x4
+    %0 = stablehlo.transpose (tensor.expand_shape %y : ?x?x?x4), dims = [0, 3, 1, 2] : ?x4x?x?
 
-Covered: 1-D, 2-D and 3-D convolutions in torch's layout (`[b, f, 0, ..]` input and output; any
-kernel layout, transposed to `[o, i, 0, ..]`) with any stride, padding, dilation, lhs dilation
-(transposed convolution, as interior padding), and feature groups in 2-D (via
+Covered: 1-D, 2-D and 3-D convolutions in any layout (`conv_layout`: torch's NCHW / OIHW,
+jax's NHWC / HWIO, anything else through transposes; im2col reads channels-last, so an NHWC
+convolution with an HWIO kernel needs no transpose at all) with any stride, padding, dilation,
+lhs dilation (transposed convolution, as interior padding), and feature groups in 2-D (via
 `linalg.conv_2d_ngchw_gfchw`) and 1-D (the 2-D form over a unit height: wav2vec2's grouped
-positional conv, depthwise 1-D); `reduce_window` whose body is one `maximum` or `add` over the
-trailing 1, 2 or 3 axes (max pooling, and the sums behind avg pooling; 3-D via
-`linalg.pooling_ndhwc_*` between two transposes), with padding filled with the init value as
-StableHLO specifies. Any other form over a dynamic spatial dim (grouped 3-D convolution, a
-variadic reduce_window such as max pooling with indices) is reported with its location instead
-of being handed to IREE to fail on.
+positional conv, depthwise 1-D); `reduce_window` whose body is one `maximum` or `add` over 1, 2
+or 3 axes beside two others, in any layout (`pooling_layout`: NCW / NCHW as linalg's
+channels-first pooling, NWC / NHWC / NDHWC as its channels-last one, other layouts between two
+transposes), with padding filled with the init value as StableHLO specifies. Any other form
+over a dynamic spatial dim (grouped 3-D convolution, a variadic reduce_window such as max
+pooling with indices) is reported with its location instead of being handed to IREE to fail on.
 """
 
 from __future__ import annotations
 
+import itertools
 import math
 from dataclasses import dataclass
 
@@ -107,35 +111,39 @@ def _dynamic_spatial(op: ir.Operation, spatial_axes: list[int]) -> bool:
 # stablehlo.convolution
 
 
-def conv_kernel_permutation(op: ir.Operation) -> list[int] | None:
-    """For torch's `[b, f, 0, ..]` input and output layout, the permutation that brings the kernel
-    to `[o, i, 0, ..]` (identity for conv, `[2, 3, 0, 1]` for the HWOI kernel of a transposed
-    conv); None for any other input or output layout."""
+def conv_layout(op: ir.Operation) -> tuple[list[int], list[int], list[int]]:
+    """The convolution's axes in canonical order: input `[b, f, 0, ..]`, kernel `[o, i, 0, ..]`,
+    output `[b, f, 0, ..]` (torch's NCHW / OIHW gives identities; jax's NHWC / HWIO gives
+    `[0, 3, 1, 2]`, `[3, 2, 0, 1]`, `[0, 3, 1, 2]`)."""
     dn = _stablehlo.ConvDimensionNumbers(op.attributes["dimension_numbers"])
-    canonical = (0, 1, list(range(2, 2 + len(dn.input_spatial_dimensions))))
-    if ((dn.input_batch_dimension, dn.input_feature_dimension, list(dn.input_spatial_dimensions))
-            != canonical or (dn.output_batch_dimension, dn.output_feature_dimension,
-                             list(dn.output_spatial_dimensions)) != canonical):
-        return None
-    return [dn.kernel_output_feature_dimension, dn.kernel_input_feature_dimension,
-            *dn.kernel_spatial_dimensions]
+    return ([dn.input_batch_dimension, dn.input_feature_dimension, *dn.input_spatial_dimensions],
+            [dn.kernel_output_feature_dimension, dn.kernel_input_feature_dimension,
+             *dn.kernel_spatial_dimensions],
+            [dn.output_batch_dimension, dn.output_feature_dimension, *dn.output_spatial_dimensions])
+
+
+def _channels_last(perm: list[int]) -> list[int]:
+    """`[b, f, 0, ..]` axis order -> `[b, 0, .., f]`."""
+    return [perm[0], *perm[2:], perm[1]]
+
+
+def _inverse(perm: list[int]) -> list[int]:
+    return [perm.index(a) for a in range(len(perm))]
 
 
 def convert_stablehlo_convolution(op: ir.Operation) -> bool:
-    """stablehlo.convolution over `?` spatial dims -> stablehlo.pad + linalg.conv_{1d_ncw_fcw,
-    2d_nchw_fchw, 3d_ncdhw_fcdhw, 2d_ngchw_gfchw}; also a grouped convolution whose only `?`
-    dim is the batch (IREE 3.13 fails to legalize those too: depthwise convs of MobileViT,
-    SegFormer, ConvNeXt V2 with a dynamic batch). Returns False for any other convolution."""
+    """stablehlo.convolution over `?` spatial dims, in any layout -> stablehlo.pad + im2col matmul
+    or linalg.conv_{1d_ncw_fcw, 2d_nchw_fchw, 3d_ncdhw_fcdhw, 2d_ngchw_gfchw} between transposes
+    to and from the canonical layout; also a grouped convolution whose only `?` dim is the batch
+    (IREE 3.13 fails to legalize those too: depthwise convs of MobileViT, SegFormer, ConvNeXt V2
+    with a dynamic batch). Returns False for any other convolution."""
+    x_perm, k_perm, y_perm = conv_layout(op)
     lhs_t = ir.RankedTensorType(op.operands[0].type)
     nsp = lhs_t.rank - 2
     groups = ir.IntegerAttr(op.attributes["feature_group_count"]).value
     grouped_dynamic_batch = groups != 1 and any(is_dynamic(d) for d in lhs_t.shape)
-    if not _dynamic_spatial(op, list(range(2, lhs_t.rank))) and not grouped_dynamic_batch:
+    if not _dynamic_spatial(op, x_perm[2:]) and not grouped_dynamic_batch:
         return False
-    perm = conv_kernel_permutation(op)
-    if perm is None:
-        raise UnsupportedWindow(f"layout {op.attributes['dimension_numbers']} (only torch's "
-                                "[b, f, spatial] input and output)")
     if ir.IntegerAttr(op.attributes["batch_group_count"]).value != 1:
         raise UnsupportedWindow("batch_group_count != 1")
     if "window_reversal" in op.attributes and any(
@@ -156,34 +164,43 @@ def convert_stablehlo_convolution(op: ir.Operation) -> bool:
     elt = result_t.element_type
 
     e = OpBuilder(op)
-    if perm != sorted(perm):
-        src_shape = ir.RankedTensorType(k.type).shape
-        k_oi = ir.RankedTensorType.get([src_shape[p] for p in perm], elt)
-        k = e.value("stablehlo.transpose", [k_oi], [k],
-                     {"permutation": ir.DenseI64ArrayAttr.get(perm)})
-    k_t = ir.RankedTensorType(k.type)
+    k_shape = ir.RankedTensorType(k.type).shape
+    window = [k_shape[a] for a in k_perm[2:]]
     zero, zero_t = _scalar_const(e, elt, 0.0)
-    padded = e.hlo_pad(x, zero_t, [0, 0] + low, [0, 0] + high, [0, 0] + [d - 1 for d in lhs_dil])
-    window = k_t.shape[2:]
-    sizes = [e.tensor_dim(x, 0), None] + [
-        _window_out_size(e, padded, 2 + i, window[i], strides[i], rhs_dil[i]) for i in range(nsp)]
     # A contraction over a single element (one channel, a 1x1.. kernel) keeps the named op: as
     # a ? x 1 by 1 x F dot_general, IREE 3.13 made it a dynamic_reshape it cannot legalize.
-    if groups == 1 and all(d == 1 for d in lhs_dil) and k_t.shape[1] * math.prod(window) > 1:
-        new = conv_as_im2col_matmul(e, padded, k, result_t, sizes, strides, rhs_dil)
-        op.results[0].replace_all_uses_with(new)
-        op.erase()
-        return True
-    with e.loc, e.ip:
-        if groups == 1:
-            out = _filled(e, result_t, sizes, zero)
-            named = {1: linalg.conv_1d_ncw_fcw, 2: linalg.conv_2d_nchw_fchw,
-                     3: linalg.conv_3d_ncdhw_fcdhw}[nsp]
-            new = named(padded, k, outs=[out], strides=strides, dilations=rhs_dil)
-        elif nsp == 2:
-            new = _grouped_conv_2d(e, padded, k, result_t, sizes, zero, groups, strides, rhs_dil)
-        else:
-            new = _grouped_conv_1d(e, padded, k, result_t, sizes, zero, groups, strides, rhs_dil)
+    if groups == 1 and all(d == 1 for d in lhs_dil) and k_shape[k_perm[1]] * math.prod(window) > 1:
+        # im2col reads channels-last and multiplies by a `K.. x C x F` kernel: jax's NHWC input
+        # and output with an HWIO kernel need no transpose at all.
+        k = _transpose(e, k, [*k_perm[2:], k_perm[1], k_perm[0]])
+        x_cl = _transpose(e, x, _channels_last(x_perm))
+        padded = e.hlo_pad(x_cl, zero_t, [0] + low + [0], [0] + high + [0], [0] * (nsp + 2))
+        sizes = [e.tensor_dim(x_cl, 0)] + [
+            _window_out_size(e, padded, 1 + i, window[i], strides[i], rhs_dil[i]) for i in range(nsp)]
+        y_cl = _channels_last(y_perm)
+        y_cl_t = ir.RankedTensorType.get([result_t.shape[a] for a in y_cl], elt)
+        new = conv_as_im2col_matmul(e, padded, k, y_cl_t, sizes, strides, rhs_dil)
+        new = _transpose(e, new, _inverse(y_cl))
+    else:
+        k = _transpose(e, k, k_perm)
+        xn = _transpose(e, x, x_perm)
+        padded = e.hlo_pad(xn, zero_t, [0, 0] + low, [0, 0] + high, [0, 0] + [d - 1 for d in lhs_dil])
+        sizes = [e.tensor_dim(xn, 0), None] + [
+            _window_out_size(e, padded, 2 + i, window[i], strides[i], rhs_dil[i]) for i in range(nsp)]
+        y_t = ir.RankedTensorType.get([result_t.shape[a] for a in y_perm], elt)
+        with e.loc, e.ip:
+            if groups == 1:
+                out = _filled(e, y_t, sizes, zero)
+                named = {1: linalg.conv_1d_ncw_fcw, 2: linalg.conv_2d_nchw_fchw,
+                         3: linalg.conv_3d_ncdhw_fcdhw}[nsp]
+                new = named(padded, k, outs=[out], strides=strides, dilations=rhs_dil)
+            elif nsp == 2:
+                new = _grouped_conv_2d(e, padded, k, y_t, sizes, zero, groups, strides, rhs_dil)
+            else:
+                new = _grouped_conv_1d(e, padded, k, y_t, sizes, zero, groups, strides, rhs_dil)
+        new = _transpose(e, new, _inverse(y_perm))
+    if new.type != result_t:
+        new = e.value("tensor.cast", [result_t], [new])
     op.results[0].replace_all_uses_with(new)
     op.erase()
     return True
@@ -191,32 +208,30 @@ def convert_stablehlo_convolution(op: ir.Operation) -> bool:
 
 def conv_as_im2col_matmul(e: OpBuilder, padded: ir.Value, k: ir.Value, result_t: ir.RankedTensorType,
                           sizes: list, strides, dilations) -> ir.Value:
-    """An ungrouped convolution of the padded `N x C x S..` input with the `F x C x K..` kernel as
-    im2col + one 2-D matmul, channels-last (IREE 3.13's code for linalg convs over `?` spatial
-    dims is 10x slower than for static ones; its matmuls over a `?` row count are data-tiled):
+    """An ungrouped convolution of the padded channels-last `N x S.. x C` input with the
+    `K.. x C x F` kernel as im2col + one 2-D matmul, giving `N x O.. x F` (`result_t`; `sizes`
+    holds N and the O.. as index values). IREE 3.13's code for linalg convs over `?` spatial dims
+    is 10x slower than for static ones; its matmuls over a `?` row count are data-tiled:
 
-        xt = transpose(padded) : N x S.. x C
-        patches = linalg.generic : N x O.. x K.. x C,  patches[n, o.., k.., c] = xt[n, o*s + k*d.., c]
-        y = collapse(patches) : (N*O..) x (K..*C)  dot  reshape(transpose(kernel)) : (K..*C) x F
+        patches = linalg.generic : N x O.. x K.. x C,  patches[n, o.., k.., c] = x[n, o*s + k*d.., c]
+        y = collapse(patches) : (N*O..) x (K..*C)  dot  reshape(kernel) : (K..*C) x F
             (linalg.matmul when F = 1: IREE rejects the dot_general's matrix-vector form)
-        result = transpose(expand(y) : N x O.. x F) : N x F x O..
+        result = expand(y) : N x O.. x F
     """
     p_t, k_t = ir.RankedTensorType(padded.type), ir.RankedTensorType(k.type)
     elt = result_t.element_type
     nsp = p_t.rank - 2
-    n, c = p_t.shape[0], p_t.shape[1]
-    f, window = k_t.shape[0], list(k_t.shape[2:])
+    n, c = p_t.shape[0], p_t.shape[-1]
+    f, window = k_t.shape[-1], list(k_t.shape[:-2])
     dyn = ir.ShapedType.get_dynamic_size()
-    to_last = [0] + list(range(2, nsp + 2)) + [1]
-    xt = _transpose(e, padded, to_last)
-    out_sp = [result_t.shape[2 + i] for i in range(nsp)]
-    dyn_sizes = [v for v, s in zip([sizes[0]] + sizes[2:], [n] + out_sp) if is_dynamic(s)]
+    out_sp = list(result_t.shape[1:1 + nsp])
+    dyn_sizes = [v for v, s in zip(sizes, [n] + out_sp) if is_dynamic(s)]
     kk = math.prod(window)
-    # im2col as one linalg.generic: patches[n, o.., k.., c] = xt[n, o * stride + k * dilation.., c]
+    # im2col as one linalg.generic: patches[n, o.., k.., c] = x[n, o * stride + k * dilation.., c]
     patches_shape = [n] + out_sp + window + [c]
     with e.loc, e.ip:
         empty = tensor.empty([sizes[0] if is_dynamic(n) else n]
-                             + [sizes[2 + i] if is_dynamic(s) else s for i, s in enumerate(out_sp)]
+                             + [sizes[1 + i] if is_dynamic(s) else s for i, s in enumerate(out_sp)]
                              + window + [c], elt)
     rank6 = 2 + 2 * nsp
     d = [ir.AffineDimExpr.get(i) for i in range(rank6)]
@@ -224,7 +239,7 @@ def conv_as_im2col_matmul(e: OpBuilder, padded: ir.Value, k: ir.Value, result_t:
     maps = ir.ArrayAttr.get([ir.AffineMapAttr.get(ir.AffineMap.get(rank6, 0, read)),
                              ir.AffineMapAttr.get(ir.AffineMap.get_identity(rank6))])
     par = ir.Attribute.parse("#linalg.iterator_type<parallel>")
-    gen = linalg.GenericOp([ir.RankedTensorType.get(patches_shape, elt)], [xt], [empty], maps,
+    gen = linalg.GenericOp([ir.RankedTensorType.get(patches_shape, elt)], [padded], [empty], maps,
                            ir.ArrayAttr.get([par] * rank6), loc=e.loc, ip=e.ip)
     block = gen.regions[0].blocks.append(elt, elt)
     with ir.InsertionPoint(block), e.loc:
@@ -235,8 +250,7 @@ def conv_as_im2col_matmul(e: OpBuilder, padded: ir.Value, k: ir.Value, result_t:
         rows = tensor.collapse_shape(rows_t, patches, [list(range(nsp + 1)),
                                                        list(range(nsp + 1, rank6))])
     reassoc = [list(range(nsp + 1)), [nsp + 1]]
-    kt = _transpose(e, k, list(range(2, nsp + 2)) + [1, 0])
-    w2 = e.value("stablehlo.reshape", [ir.RankedTensorType.get([kk * c, f], elt)], [kt])
+    w2 = e.value("stablehlo.reshape", [ir.RankedTensorType.get([kk * c, f], elt)], [k])
     mm_t = ir.RankedTensorType.get([dyn, f], elt)
     if f == 1:
         # One filter (a one-class segmentation head): IREE 3.13 turns a `? x K` by `K x 1`
@@ -251,12 +265,7 @@ def conv_as_im2col_matmul(e: OpBuilder, padded: ir.Value, k: ir.Value, result_t:
                       {"dot_dimension_numbers": dot_numbers([1], [0])})
     out_last_t = ir.RankedTensorType.get([n] + out_sp + [f], elt)
     with e.loc, e.ip:
-        out_last = tensor.expand_shape(out_last_t, mm, reassoc, dyn_sizes, [n] + out_sp + [f])
-    to_first = [0, nsp + 1] + list(range(1, nsp + 1))
-    out = _transpose(e, out_last, to_first)
-    if out.type != result_t:
-        out = e.value("tensor.cast", [result_t], [out])
-    return out
+        return tensor.expand_shape(out_last_t, mm, reassoc, dyn_sizes, [n] + out_sp + [f])
 
 
 def _grouped_conv_2d(e: OpBuilder, padded: ir.Value, k: ir.Value, result_t: ir.RankedTensorType,
@@ -303,14 +312,41 @@ def _grouped_conv_1d(e: OpBuilder, padded: ir.Value, k: ir.Value, result_t: ir.R
 # ---------------------------------------------------------------------------------------------
 # stablehlo.reduce_window
 
+# (body, spatial axes, channels last) -> linalg pooling op
 _POOLING = {
-    ("stablehlo.maximum", 1): "pooling_ncw_max",
-    ("stablehlo.maximum", 2): "pooling_nchw_max",
-    ("stablehlo.add", 1): "pooling_ncw_sum",
-    ("stablehlo.add", 2): "pooling_nchw_sum",
-    ("stablehlo.maximum", 3): "pooling_ndhwc_max",   # channels-last: transposed around it
-    ("stablehlo.add", 3): "pooling_ndhwc_sum",
+    ("stablehlo.maximum", 1, False): "pooling_ncw_max",
+    ("stablehlo.maximum", 2, False): "pooling_nchw_max",
+    ("stablehlo.add", 1, False): "pooling_ncw_sum",
+    ("stablehlo.add", 2, False): "pooling_nchw_sum",
+    ("stablehlo.maximum", 1, True): "pooling_nwc_max",
+    ("stablehlo.maximum", 2, True): "pooling_nhwc_max",
+    ("stablehlo.maximum", 3, True): "pooling_ndhwc_max",
+    ("stablehlo.add", 1, True): "pooling_nwc_sum",
+    ("stablehlo.add", 2, True): "pooling_nhwc_sum",
+    ("stablehlo.add", 3, True): "pooling_ndhwc_sum",
 }
+
+
+def pooling_layout(rank: int, windowed: list[int], body: str) -> tuple[list[int], bool] | None:
+    """The permutation that brings a reduce_window's axes into a linalg pooling op's layout, and
+    whether that layout is channels-last: two plain axes (N, C) and 1-3 spatial ones, the spatial
+    ones being the windowed axes plus, where needed, plain axes (a window of 1 over them is the
+    identity). An identity permutation is preferred (NCHW from torch, NHWC from jax: no
+    transposes), then channels-first. None when no pooling op fits."""
+    plain = [a for a in range(rank) if a not in windowed]
+    extra = rank - 2 - len(windowed)
+    if extra < 0 or rank - 2 > 3:
+        return None
+    candidates = []
+    for more in itertools.combinations(plain, extra):
+        spatial = sorted(windowed + list(more))
+        n, c = [a for a in range(rank) if a not in spatial]
+        for last in (False, True):
+            if (body, len(spatial), last) in _POOLING:
+                candidates.append(([n, *spatial, c] if last else [n, c, *spatial], last))
+    if not candidates:
+        return None
+    return min(candidates, key=lambda pl: (pl[0] != sorted(pl[0]), pl[1]))
 
 
 def reduce_window_body(op: ir.Operation) -> str | None:
@@ -328,6 +364,9 @@ def reduce_window_body(op: ir.Operation) -> str | None:
 
 
 def _transpose(e: OpBuilder, x: ir.Value, perm: list[int]) -> ir.Value:
+    """stablehlo.transpose of `x` by `perm`; `x` itself for the identity."""
+    if perm == sorted(perm):
+        return x
     t = ir.RankedTensorType(x.type)
     out_t = ir.RankedTensorType.get([t.shape[p] for p in perm], t.element_type)
     return e.value("stablehlo.transpose", [out_t], [x],
@@ -335,9 +374,10 @@ def _transpose(e: OpBuilder, x: ir.Value, perm: list[int]) -> ir.Value:
 
 
 def convert_stablehlo_reduce_window(op: ir.Operation) -> bool:
-    """stablehlo.reduce_window (max/add over trailing spatial axes) with `?` windowed dims ->
-    stablehlo.pad (with the init value) + linalg.pooling_{nchw,ncw}_{max,sum}. Returns False when
-    no windowed dim is dynamic."""
+    """stablehlo.reduce_window (max/add) with `?` windowed dims, in any layout -> stablehlo.pad
+    (with the init value) + linalg.pooling_{ncw,nchw,nwc,nhwc,ndhwc}_{max,sum}, between
+    transposes where the layout is neither (`pooling_layout`). Returns False when no windowed
+    dim is dynamic."""
     x_t = ir.RankedTensorType(op.operands[0].type)
     rank = x_t.rank
     window = _i64s(op, "window_dimensions", rank, 1)
@@ -354,37 +394,35 @@ def convert_stablehlo_reduce_window(op: ir.Operation) -> bool:
             return False
     if len(op.operands) != 2:
         raise UnsupportedWindow("a variadic reduce_window")
-    if rank not in (3, 4, 5) or any(a < 2 for a in windowed):
-        raise UnsupportedWindow(f"windows over axes {windowed} of a rank-{rank} tensor "
-                                "(only the trailing spatial axes of NCW / NCHW / NCDHW)")
     if any(d != 1 for d in base_dil):
         raise UnsupportedWindow("base_dilations != 1")
     body = reduce_window_body(op)
-    nsp = rank - 2
-    named = _POOLING.get((body, nsp))
-    if named is None:
+    if body not in ("stablehlo.maximum", "stablehlo.add"):
         raise UnsupportedWindow(f"a body of '{body}' (only stablehlo.maximum and stablehlo.add)")
+    layout = pooling_layout(rank, windowed, body)
+    if layout is None:
+        raise UnsupportedWindow(f"windows over axes {windowed} of a rank-{rank} tensor "
+                                "(only 1 to 3 windowed axes beside two others)")
+    perm, last = layout
+    spatial = perm[1:-1] if last else perm[2:]
+    named = _POOLING[(body, len(spatial), last)]
     x, init_t = op.operands
     result_t = ir.RankedTensorType(op.results[0].type)
+    elt = result_t.element_type
     e = OpBuilder(op)
-    init = e.value("tensor.extract", [result_t.element_type], [init_t])
-    padded = e.hlo_pad(x, init_t, [0, 0] + low[2:], [0, 0] + high[2:], [0] * rank)
-    sizes = [e.tensor_dim(x, 0), e.tensor_dim(x, 1)] + [
-        _window_out_size(e, padded, a, window[a], strides[a], win_dil[a]) for a in range(2, rank)]
-    if rank == 5:
-        # linalg has 3-D pooling only channels-last: NCDHW -> NDHWC -> pool -> NCDHW.
-        to_last, to_first = [0, 2, 3, 4, 1], [0, 4, 1, 2, 3]
-        padded = _transpose(e, padded, to_last)
-        result_t = ir.RankedTensorType.get([result_t.shape[p] for p in to_last],
-                                           result_t.element_type)
-        sizes = [sizes[p] for p in to_last]
-    out = _filled(e, result_t, sizes, init)
+    init = e.value("tensor.extract", [elt], [init_t])
+    xp = _transpose(e, x, perm)
+    padded = e.hlo_pad(xp, init_t, [low[a] for a in perm], [high[a] for a in perm], [0] * rank)
+    sizes = [_window_out_size(e, padded, i, window[a], strides[a], win_dil[a]) if a in spatial
+             else e.tensor_dim(xp, i) for i, a in enumerate(perm)]
+    out = _filled(e, ir.RankedTensorType.get([result_t.shape[a] for a in perm], elt), sizes, init)
     with e.loc, e.ip:
-        kernel = tensor.empty(window[2:], result_t.element_type)
-        new = getattr(linalg, named)(padded, kernel, outs=[out], strides=strides[2:],
-                                     dilations=win_dil[2:])
-    if rank == 5:
-        new = _transpose(e, new, to_first)
+        kernel = tensor.empty([window[a] for a in spatial], elt)
+        new = getattr(linalg, named)(padded, kernel, outs=[out], strides=[strides[a] for a in spatial],
+                                     dilations=[win_dil[a] for a in spatial])
+    new = _transpose(e, new, _inverse(perm))
+    if new.type != result_t:
+        new = e.value("tensor.cast", [result_t], [new])
     op.results[0].replace_all_uses_with(new)
     op.erase()
     return True

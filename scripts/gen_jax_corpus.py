@@ -39,6 +39,9 @@ GAMMA, BETA = w(16), w(16)
 WQ, WK, WV = w(16, 16), w(16, 16), w(16, 16)
 KERNEL = w(4, 3, 3, 3)
 TABLE = w(10, 8)
+KERNEL_HWIO = w(3, 3, 3, 4)
+CNN_K1, CNN_K2, CNN_SCALE, CNN_SHIFT, CNN_DENSE = w(3, 3, 3, 8), w(3, 3, 8, 16), w(16), w(16), w(16, 10)
+NHWC = ("NHWC", "HWIO", "NHWC")
 
 
 def mlp(x):
@@ -92,6 +95,33 @@ def max_pool(x):
     return valid, same
 
 
+def conv_nhwc(x):
+    """jax's own layout: channels-last input and output, an HWIO kernel."""
+    same = lax.conv_general_dilated(x, KERNEL_HWIO, (1, 1), "SAME", dimension_numbers=NHWC)
+    strided = lax.conv_general_dilated(x, KERNEL_HWIO, (2, 2), "VALID", dimension_numbers=NHWC)
+    same_strided = lax.conv_general_dilated(x, KERNEL_HWIO, (2, 2), "SAME", dimension_numbers=NHWC)
+    dilated = lax.conv_general_dilated(x, KERNEL_HWIO, (1, 1), ((2, 2), (1, 1)), rhs_dilation=(2, 1),
+                                       dimension_numbers=NHWC)
+    return same, strided, same_strided, dilated
+
+
+def max_pool_nhwc(x):
+    valid = lax.reduce_window(x, -jnp.inf, lax.max, (1, 2, 2, 1), (1, 2, 2, 1), "VALID")
+    same = lax.reduce_window(x, -jnp.inf, lax.max, (1, 3, 3, 1), (1, 2, 2, 1), "SAME")  # padding from h, w
+    rows = lax.reduce_window(x, 0.0, lax.add, (1, 3, 1, 1), (1, 1, 1, 1), ((0, 0), (1, 1), (0, 0), (0, 0)))
+    return valid, same, rows
+
+
+def cnn_nhwc(x):
+    """A small channels-last CNN: conv, relu, max pool, conv, batchnorm (inference), relu, global
+    average pool, dense."""
+    y = jax.nn.relu(lax.conv_general_dilated(x, CNN_K1, (1, 1), "SAME", dimension_numbers=NHWC))
+    y = lax.reduce_window(y, -jnp.inf, lax.max, (1, 2, 2, 1), (1, 2, 2, 1), "VALID")
+    y = lax.conv_general_dilated(y, CNN_K2, (1, 1), "SAME", dimension_numbers=NHWC)
+    y = jax.nn.relu(y * CNN_SCALE + CNN_SHIFT)
+    return y.mean(axis=(1, 2)) @ CNN_DENSE
+
+
 def cumsum(x):
     return jnp.cumsum(x, axis=1), jnp.cumsum(x, axis=0)
 
@@ -130,6 +160,12 @@ CASES = {
     "gather": (gather, ["b"], [i32], [dict(b=1), dict(b=4), dict(b=7)], None),
     "conv": (conv, ["b, 3, h, w"], [f32], [dict(b=1, h=3, w=5), dict(b=2, h=8, w=6)], None),
     "max_pool": (max_pool, ["b, 3, h, w"], [f32], [dict(b=1, h=2, w=5), dict(b=2, h=7, w=4)], None),
+    "conv_nhwc": (conv_nhwc, ["b, h, w, 3"], [f32], [dict(b=1, h=3, w=5), dict(b=2, h=8, w=6),
+                                                     dict(b=3, h=5, w=3)], None),
+    "max_pool_nhwc": (max_pool_nhwc, ["b, h, w, 3"], [f32], [dict(b=1, h=2, w=5), dict(b=2, h=7, w=4),
+                                                             dict(b=3, h=4, w=9)], None),
+    "cnn_nhwc": (cnn_nhwc, ["b, h, w, 3"], [f32], [dict(b=1, h=2, w=3), dict(b=2, h=9, w=6),
+                                                   dict(b=4, h=16, w=12)], None),
     "cumsum": (cumsum, ["b, n"], [f32], [dict(b=1, n=4), dict(b=3, n=1), dict(b=5, n=6)], None),
     "pad": (pad, ["b, n"], [f32], [dict(b=1, n=3), dict(b=2, n=8), dict(b=3, n=13)], None),
     "add_shared": (add_shared, ["b, n", "b, n"], [f32, f32], [dict(b=1, n=3), dict(b=4, n=1)],

@@ -32,8 +32,8 @@ func.func @conv1d_depthwise(%arg0: tensor<2x6x?xf32>, %arg1: tensor<6x1x3xf32>) 
 
 // Conv3d over `?` depth / height / width: im2col over the 27 window positions, one matmul.
 // CHECK-LABEL: func @conv3d
-// CHECK:         %[[P:.*]] = stablehlo.pad %arg0, %{{.*}}, low = [0, 0, 1, 1, 1], high = [0, 0, 1, 1, 1], interior = [0, 0, 0, 0, 0]
-// CHECK:         stablehlo.transpose %[[P]], dims = [0, 2, 3, 4, 1]
+// CHECK:         %[[T:.*]] = stablehlo.transpose %arg0, dims = [0, 2, 3, 4, 1]
+// CHECK:         %[[P:.*]] = stablehlo.pad %[[T]], %{{.*}}, low = [0, 1, 1, 1, 0], high = [0, 1, 1, 1, 0], interior = [0, 0, 0, 0, 0]
 // CHECK:         linalg.generic
 // CHECK-SAME:      outs(%{{.*}} : tensor<?x?x?x?x3x3x3x2xf32>)
 // CHECK:         stablehlo.dot_general %{{.*}}, %{{.*}}, contracting_dims = [1] x [0] : (tensor<?x54xf32>, tensor<54x4xf32>) -> tensor<?x4xf32>
@@ -56,8 +56,8 @@ func.func @conv3d_groups_failure(%arg0: tensor<1x4x?x5x5xf32>, %arg1: tensor<4x2
 
 // 3-D pooling: linalg pools NDHWC only, so the padded input is transposed there and back.
 // CHECK-LABEL: func @max_pool3d
-// CHECK:         %[[P:.*]] = stablehlo.pad %arg0, %{{.*}}, low = [0, 0, 0, 0, 0], high = [0, 0, 1, 1, 1], interior = [0, 0, 0, 0, 0]
-// CHECK:         %[[T:.*]] = stablehlo.transpose %[[P]], dims = [0, 2, 3, 4, 1] : (tensor<?x3x?x?x?xf32>) -> tensor<?x?x?x?x3xf32>
+// CHECK:         %[[X:.*]] = stablehlo.transpose %arg0, dims = [0, 2, 3, 4, 1] : (tensor<?x3x?x?x?xf32>) -> tensor<?x?x?x?x3xf32>
+// CHECK:         %[[T:.*]] = stablehlo.pad %[[X]], %{{.*}}, low = [0, 0, 0, 0, 0], high = [0, 1, 1, 1, 0], interior = [0, 0, 0, 0, 0]
 // CHECK:         %[[E:.*]] = tensor.empty(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) : tensor<?x?x?x?x3xf32>
 // CHECK:         %[[K:.*]] = tensor.empty() : tensor<3x3x3xf32>
 // CHECK:         %[[M:.*]] = linalg.pooling_ndhwc_max {dilations = dense<1> : tensor<3xi64>, strides = dense<2> : tensor<3xi64>} ins(%[[T]], %[[K]] : tensor<?x?x?x?x3xf32>, tensor<3x3x3xf32>) outs(%{{.*}} : tensor<?x?x?x?x3xf32>)

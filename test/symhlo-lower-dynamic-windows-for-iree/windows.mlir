@@ -10,19 +10,19 @@
 // CHECK-DAG:   #[[ID:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1, d2, d3, d4, d5)>
 // CHECK-LABEL: func @conv2d_stride_pad
 // CHECK-DAG:     %[[ZT:.*]] = stablehlo.constant dense<0.000000e+00> : tensor<f32>
-// CHECK:         %[[P:.*]] = stablehlo.pad %arg0, %[[ZT]], low = [0, 0, 1, 1], high = [0, 0, 1, 1], interior = [0, 0, 0, 0] : (tensor<?x3x?x?xf32>, tensor<f32>) -> tensor<?x3x?x?xf32>
-// CHECK:         %[[N:.*]] = tensor.dim %arg0, %{{.*}} : tensor<?x3x?x?xf32>
-// CHECK:         %[[PH:.*]] = tensor.dim %[[P]], %{{.*}} : tensor<?x3x?x?xf32>
+// CHECK:         %[[KT:.*]] = stablehlo.transpose %arg1, dims = [2, 3, 1, 0] : (tensor<4x3x3x3xf32>) -> tensor<3x3x3x4xf32>
+// CHECK:         %[[XT:.*]] = stablehlo.transpose %arg0, dims = [0, 2, 3, 1] : (tensor<?x3x?x?xf32>) -> tensor<?x?x?x3xf32>
+// CHECK:         %[[P:.*]] = stablehlo.pad %[[XT]], %[[ZT]], low = [0, 1, 1, 0], high = [0, 1, 1, 0], interior = [0, 0, 0, 0] : (tensor<?x?x?x3xf32>, tensor<f32>) -> tensor<?x?x?x3xf32>
+// CHECK:         %[[N:.*]] = tensor.dim %[[XT]], %{{.*}} : tensor<?x?x?x3xf32>
+// CHECK:         %[[PH:.*]] = tensor.dim %[[P]], %{{.*}} : tensor<?x?x?x3xf32>
 // CHECK:         %[[H1:.*]] = arith.subi %[[PH]], %{{.*}} : index
 // CHECK:         %[[H2:.*]] = arith.divsi %[[H1]], %{{.*}} : index
 // CHECK:         %[[OH:.*]] = arith.addi %[[H2]], %{{.*}} : index
-// CHECK:         %[[PW:.*]] = tensor.dim %[[P]], %{{.*}} : tensor<?x3x?x?xf32>
+// CHECK:         %[[PW:.*]] = tensor.dim %[[P]], %{{.*}} : tensor<?x?x?x3xf32>
 // CHECK:         %[[OW:.*]] = arith.addi
-// CHECK:         %[[XT:.*]] = stablehlo.transpose %[[P]], dims = [0, 2, 3, 1] : (tensor<?x3x?x?xf32>) -> tensor<?x?x?x3xf32>
 // CHECK:         %[[E:.*]] = tensor.empty(%[[N]], %[[OH]], %[[OW]]) : tensor<?x?x?x3x3x3xf32>
-// CHECK:         %[[G:.*]] = linalg.generic {indexing_maps = [#[[READ]], #[[ID]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "parallel"]} ins(%[[XT]] : tensor<?x?x?x3xf32>) outs(%[[E]] : tensor<?x?x?x3x3x3xf32>)
+// CHECK:         %[[G:.*]] = linalg.generic {indexing_maps = [#[[READ]], #[[ID]]], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "parallel"]} ins(%[[P]] : tensor<?x?x?x3xf32>) outs(%[[E]] : tensor<?x?x?x3x3x3xf32>)
 // CHECK:         %[[ROWS:.*]] = tensor.collapse_shape %[[G]] {{\[\[}}0, 1, 2], [3, 4, 5]] : tensor<?x?x?x3x3x3xf32> into tensor<?x27xf32>
-// CHECK:         %[[KT:.*]] = stablehlo.transpose %arg1, dims = [2, 3, 1, 0] : (tensor<4x3x3x3xf32>) -> tensor<3x3x3x4xf32>
 // CHECK:         %[[K2:.*]] = stablehlo.reshape %[[KT]] : (tensor<3x3x3x4xf32>) -> tensor<27x4xf32>
 // CHECK:         %[[MM:.*]] = stablehlo.dot_general %[[ROWS]], %[[K2]], contracting_dims = [1] x [0] : (tensor<?x27xf32>, tensor<27x4xf32>) -> tensor<?x4xf32>
 // CHECK:         %[[Y:.*]] = tensor.expand_shape %[[MM]] {{\[\[}}0, 1, 2], [3]] output_shape [%[[N]], %[[OH]], %[[OW]], 4] : tensor<?x4xf32> into tensor<?x?x?x4xf32>
@@ -86,7 +86,7 @@ func.func @depthwise_dynamic_batch_only(%arg0: tensor<?x8x8x8xf32>, %arg1: tenso
 // CHECK-DAG:   #[[READ1:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1 + d2 * 2, d3)>
 // CHECK-LABEL: func @conv1d_dilated
 // CHECK-NOT:     stablehlo.pad
-// CHECK:         %[[W:.*]] = tensor.dim %arg0, %{{.*}} : tensor<2x3x?xf32>
+// CHECK:         %[[W:.*]] = tensor.dim %{{.*}}, %{{.*}} : tensor<2x?x3xf32>
 // CHECK:         %[[C5:.*]] = arith.constant 5 : index
 // CHECK:         %[[S:.*]] = arith.subi %[[W]], %[[C5]] : index
 // CHECK:         %[[OW:.*]] = arith.addi %[[S]], %{{.*}} : index
@@ -208,10 +208,107 @@ func.func @min_pool_failure_no_linalg_op(%arg0: tensor<?x3x?x?xf32>) -> tensor<?
 
 // -----
 
-func.func @conv_nhwc_failure(%arg0: tensor<?x?x?x3xf32>, %arg1: tensor<3x3x3x4xf32>) -> tensor<?x?x?x4xf32> {
-  // expected-error@+1 {{'stablehlo.convolution' over dynamic spatial dims with layout #stablehlo.conv<[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]> (only torch's [b, f, spatial] input and output) has no IREE lowering}}
-  %0 = stablehlo.convolution(%arg0, %arg1) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f], window = {stride = [1, 1], pad = [[0, 0], [0, 0]], rhs_dilate = [1, 1]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<?x?x?x3xf32>, tensor<3x3x3x4xf32>) -> tensor<?x?x?x4xf32>
+// jax's layout: NHWC input and output, HWIO kernel. im2col reads channels-last and multiplies
+// by a `KH x KW x C x F` kernel, so neither the input, the kernel nor the output is transposed.
+// CHECK-DAG:   #[[READ_NHWC:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1 + d3 * 2, d2 + d4, d5)>
+// CHECK-LABEL: func @conv2d_nhwc_hwio
+// CHECK-NOT:     stablehlo.transpose
+// CHECK:         %[[P:.*]] = stablehlo.pad %arg0, %{{.*}}, low = [0, 2, 1, 0], high = [0, 2, 1, 0], interior = [0, 0, 0, 0] : (tensor<?x?x?x3xf32>, tensor<f32>) -> tensor<?x?x?x3xf32>
+// CHECK:         linalg.generic {indexing_maps = [#[[READ_NHWC]], {{.*}}]{{.*}} ins(%[[P]] : tensor<?x?x?x3xf32>) outs(%{{.*}} : tensor<?x?x?x3x3x3xf32>)
+// CHECK:         %[[K2:.*]] = stablehlo.reshape %arg1 : (tensor<3x3x3x4xf32>) -> tensor<27x4xf32>
+// CHECK:         %[[MM:.*]] = stablehlo.dot_general %{{.*}}, %[[K2]], contracting_dims = [1] x [0] : (tensor<?x27xf32>, tensor<27x4xf32>) -> tensor<?x4xf32>
+// CHECK:         %[[Y:.*]] = tensor.expand_shape %[[MM]] {{\[\[}}0, 1, 2], [3]] output_shape [%{{.*}}, %{{.*}}, %{{.*}}, 4] : tensor<?x4xf32> into tensor<?x?x?x4xf32>
+// CHECK-NOT:     stablehlo.transpose
+// CHECK:         return %[[Y]]
+func.func @conv2d_nhwc_hwio(%arg0: tensor<?x?x?x3xf32>, %arg1: tensor<3x3x3x4xf32>) -> tensor<?x?x?x4xf32> {
+  %0 = stablehlo.convolution(%arg0, %arg1) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f], window = {stride = [1, 1], pad = [[2, 2], [1, 1]], rhs_dilate = [2, 1]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<?x?x?x3xf32>, tensor<3x3x3x4xf32>) -> tensor<?x?x?x4xf32>
   return %0 : tensor<?x?x?x4xf32>
+}
+
+// -----
+
+// Any other layout is transposed to and from the canonical one around the op: a depthwise
+// convolution with channels-last input, HWIO-style kernel and a channels-first output.
+// CHECK-LABEL: func @depthwise_nhwc_to_nchw
+// CHECK:         %[[K:.*]] = stablehlo.transpose %arg1, dims = [3, 2, 0, 1] : (tensor<3x3x1x8xf32>) -> tensor<8x1x3x3xf32>
+// CHECK:         %[[X:.*]] = stablehlo.transpose %arg0, dims = [0, 3, 1, 2] : (tensor<?x?x?x8xf32>) -> tensor<?x8x?x?xf32>
+// CHECK:         %[[P:.*]] = stablehlo.pad %[[X]], %{{.*}}, low = [0, 0, 1, 1], high = [0, 0, 1, 1], interior = [0, 0, 0, 0]
+// CHECK:         linalg.conv_2d_ngchw_gfchw
+// CHECK:         %[[R:.*]] = tensor.collapse_shape %{{.*}} {{\[}}[0], [1, 2], [3], [4]] : tensor<?x8x1x?x?xf32> into tensor<?x8x?x?xf32>
+// CHECK-NOT:     stablehlo.transpose
+// CHECK:         return %[[R]]
+func.func @depthwise_nhwc_to_nchw(%arg0: tensor<?x?x?x8xf32>, %arg1: tensor<3x3x1x8xf32>) -> tensor<?x8x?x?xf32> {
+  %0 = stablehlo.convolution(%arg0, %arg1) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, f, 0, 1], window = {stride = [1, 1], pad = [[1, 1], [1, 1]], rhs_dilate = [1, 1]} {batch_group_count = 1 : i64, feature_group_count = 8 : i64} : (tensor<?x?x?x8xf32>, tensor<3x3x1x8xf32>) -> tensor<?x8x?x?xf32>
+  return %0 : tensor<?x8x?x?xf32>
+}
+
+// -----
+
+// NHWC max pooling (jax's): linalg.pooling_nhwc_max as it is, no transposes.
+// CHECK-LABEL: func @max_pool2d_nhwc
+// CHECK-NOT:     stablehlo.transpose
+// CHECK:         %[[P:.*]] = stablehlo.pad %arg0, %{{.*}}, low = [0, 0, 0, 0], high = [0, 1, 1, 0], interior = [0, 0, 0, 0]
+// CHECK:         %[[K:.*]] = tensor.empty() : tensor<3x3xf32>
+// CHECK:         %[[M:.*]] = linalg.pooling_nhwc_max {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%[[P]], %[[K]] : tensor<?x?x?x3xf32>, tensor<3x3xf32>) outs(%{{.*}} : tensor<?x?x?x3xf32>)
+// CHECK-NOT:     stablehlo.transpose
+// CHECK:         return %[[M]]
+func.func @max_pool2d_nhwc(%arg0: tensor<?x?x?x3xf32>) -> tensor<?x?x?x3xf32> {
+  %cst = stablehlo.constant dense<0xFF800000> : tensor<f32>
+  %0 = "stablehlo.reduce_window"(%arg0, %cst) <{padding = dense<[[0, 0], [0, 1], [0, 1], [0, 0]]> : tensor<4x2xi64>, window_dimensions = array<i64: 1, 3, 3, 1>, window_strides = array<i64: 1, 2, 2, 1>}> ({
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    %1 = stablehlo.maximum %a, %b : tensor<f32>
+    stablehlo.return %1 : tensor<f32>
+  }) : (tensor<?x?x?x3xf32>, tensor<f32>) -> tensor<?x?x?x3xf32>
+  return %0 : tensor<?x?x?x3xf32>
+}
+
+// -----
+
+// A window over one axis of an NHWC tensor: the plain W axis joins the spatial axes with a
+// window of 1, so the pooling op is NHWC without transposes.
+// CHECK-LABEL: func @sum_pool_rows_nhwc
+// CHECK-NOT:     stablehlo.transpose
+// CHECK:         %[[K:.*]] = tensor.empty() : tensor<3x1xf32>
+// CHECK:         linalg.pooling_nhwc_sum {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%{{.*}}, %[[K]] : tensor<?x?x?x3xf32>, tensor<3x1xf32>)
+func.func @sum_pool_rows_nhwc(%arg0: tensor<?x?x?x3xf32>) -> tensor<?x?x?x3xf32> {
+  %cst = stablehlo.constant dense<0.0> : tensor<f32>
+  %0 = "stablehlo.reduce_window"(%arg0, %cst) <{padding = dense<[[0, 0], [1, 1], [0, 0], [0, 0]]> : tensor<4x2xi64>, window_dimensions = array<i64: 1, 3, 1, 1>}> ({
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    %1 = stablehlo.add %a, %b : tensor<f32>
+    stablehlo.return %1 : tensor<f32>
+  }) : (tensor<?x?x?x3xf32>, tensor<f32>) -> tensor<?x?x?x3xf32>
+  return %0 : tensor<?x?x?x3xf32>
+}
+
+// -----
+
+// Windows over the leading axes (HWCN): transposed to NCHW and back.
+// CHECK-LABEL: func @max_pool2d_hwcn
+// CHECK:         %[[T:.*]] = stablehlo.transpose %arg0, dims = [2, 3, 0, 1] : (tensor<?x?x3x?xf32>) -> tensor<3x?x?x?xf32>
+// CHECK:         %[[M:.*]] = linalg.pooling_nchw_max {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%[[T]], %{{.*}} : tensor<3x?x?x?xf32>, tensor<2x2xf32>)
+// CHECK:         %[[R:.*]] = stablehlo.transpose %[[M]], dims = [2, 3, 0, 1] : (tensor<3x?x?x?xf32>) -> tensor<?x?x3x?xf32>
+// CHECK:         return %[[R]]
+func.func @max_pool2d_hwcn(%arg0: tensor<?x?x3x?xf32>) -> tensor<?x?x3x?xf32> {
+  %cst = stablehlo.constant dense<0xFF800000> : tensor<f32>
+  %0 = "stablehlo.reduce_window"(%arg0, %cst) <{window_dimensions = array<i64: 2, 2, 1, 1>, window_strides = array<i64: 2, 2, 1, 1>}> ({
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    %1 = stablehlo.maximum %a, %b : tensor<f32>
+    stablehlo.return %1 : tensor<f32>
+  }) : (tensor<?x?x3x?xf32>, tensor<f32>) -> tensor<?x?x3x?xf32>
+  return %0 : tensor<?x?x3x?xf32>
+}
+
+// -----
+
+func.func @max_pool_rank2_failure(%arg0: tensor<?x?xf32>) -> tensor<?x?xf32> {
+  %cst = stablehlo.constant dense<0xFF800000> : tensor<f32>
+  // expected-error@+1 {{'stablehlo.reduce_window' over dynamic spatial dims with windows over axes [1] of a rank-2 tensor (only 1 to 3 windowed axes beside two others) has no IREE lowering}}
+  %0 = "stablehlo.reduce_window"(%arg0, %cst) <{window_dimensions = array<i64: 1, 2>, window_strides = array<i64: 1, 2>}> ({
+  ^bb0(%a: tensor<f32>, %b: tensor<f32>):
+    %1 = stablehlo.maximum %a, %b : tensor<f32>
+    stablehlo.return %1 : tensor<f32>
+  }) : (tensor<?x?xf32>, tensor<f32>) -> tensor<?x?xf32>
+  return %0 : tensor<?x?xf32>
 }
 
 // -----
