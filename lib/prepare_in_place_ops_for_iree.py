@@ -43,8 +43,8 @@ from dataclasses import dataclass
 
 from torch_mlir import ir
 
-from .builder import apply_patterns
-from .ir_util import create, is_dynamic
+from .builder import OpBuilder, apply_patterns
+from .ir_util import is_dynamic
 from .registry import Pass
 
 _I64 = lambda: ir.IntegerType.get_signless(64)  # noqa: E731
@@ -56,52 +56,23 @@ def _unused(v: ir.Value) -> bool:
     return True
 
 
-def _shape_of(loc, ip, x: ir.Value) -> ir.Value | None:
+def _shape_of(b: OpBuilder, x: ir.Value) -> ir.Value | None:
     """x's shape as tensor<rank x i64> when some axis is `?`, else None."""
     t = ir.RankedTensorType(x.type)
     if not any(is_dynamic(s) for s in t.shape):
         return None
-    i32, i64 = ir.IntegerType.get_signless(32), _I64()
-    parts = []
-    for axis, size in enumerate(t.shape):
-        one = ir.RankedTensorType.get([1], i64)
-        if is_dynamic(size):
-            d = create("stablehlo.get_dimension_size", [ir.RankedTensorType.get([], i32)], [x],
-                       {"dimension": ir.IntegerAttr.get(i64, axis)}, loc=loc, ip=ip).result
-            d = create("stablehlo.convert", [ir.RankedTensorType.get([], i64)], [d], loc=loc, ip=ip).result
-            parts.append(create("stablehlo.reshape", [one], [d], loc=loc, ip=ip).result)
-        else:
-            parts.append(create("stablehlo.constant", [one], [], {"value": ir.DenseElementsAttr.get_splat(
-                one, ir.IntegerAttr.get(i64, size))}, loc=loc, ip=ip).result)
-    if len(parts) == 1:
-        return parts[0]
-    return create("stablehlo.concatenate", [ir.RankedTensorType.get([len(parts)], i64)], parts,
-                  {"dimension": ir.IntegerAttr.get(i64, 0)}, loc=loc, ip=ip).result
+    return b.hlo_concat([b.hlo_dim(x, axis) for axis in range(t.rank)])
 
 
-def _never_above_inf(loc, ip, d: ir.Value) -> ir.Value:
+def _never_above_inf(b: OpBuilder, d: ir.Value) -> ir.Value:
     """`d > +inf` elementwise as tensor<...xi1>: false for every element."""
     t = ir.RankedTensorType(d.type)
-    f32 = ir.F32Type.get()
     if not isinstance(t.element_type, ir.FloatType) or isinstance(t.element_type, ir.F64Type):
-        d = create("stablehlo.convert", [ir.RankedTensorType.get(t.shape, f32)], [d], loc=loc, ip=ip).result
+        d = b.hlo_convert(d, ir.F32Type.get())
     elt = ir.RankedTensorType(d.type).element_type
-    scalar = ir.RankedTensorType.get([], elt)
-    inf = create("stablehlo.constant", [scalar], [], {"value": ir.DenseElementsAttr.get_splat(
-        scalar, ir.FloatAttr.get(elt, float("inf")))}, loc=loc, ip=ip).result
-    shape = _shape_of(loc, ip, d)
-    full_t = ir.RankedTensorType.get(t.shape, elt)
-    if shape is None:
-        infb = create("stablehlo.broadcast_in_dim", [full_t], [inf],
-                      {"broadcast_dimensions": ir.DenseI64ArrayAttr.get([])}, loc=loc, ip=ip).result
-    else:
-        infb = create("stablehlo.dynamic_broadcast_in_dim", [full_t], [inf, shape],
-                      {"broadcast_dimensions": ir.DenseI64ArrayAttr.get([])}, loc=loc, ip=ip).result
-    return create("stablehlo.compare", [ir.RankedTensorType.get(t.shape, ir.IntegerType.get_signless(1))],
-                  [d, infb], {
-                      "comparison_direction": ir.Attribute.parse("#stablehlo<comparison_direction GT>"),
-                      "compare_type": ir.Attribute.parse("#stablehlo<comparison_type FLOAT>")},
-                  loc=loc, ip=ip).result
+    inf = b.hlo_scalar(float("inf"), elt)
+    infb = b.hlo_broadcast_in_dim(inf, ir.RankedTensorType.get(t.shape, elt), [], _shape_of(b, d))
+    return b.hlo_compare("GT", d, infb, "FLOAT")
 
 
 _CHEAP = ("stablehlo.iota", "stablehlo.dynamic_iota", "stablehlo.constant",
@@ -118,42 +89,21 @@ def _materialized(v: ir.Value, before: ir.Operation) -> ir.Value:
     """v as the sum over a 2-element axis of [v, 0]: the same values, produced by a reduction
     (a dispatch root in IREE, so it is neither fused into the in-place op nor merged with
     another producer)."""
-    ip, loc = ir.InsertionPoint(before), before.location
+    b = OpBuilder(before)
     t = ir.RankedTensorType(v.type)
     rank, elt = t.rank, t.element_type
     col_t = ir.RankedTensorType.get(list(t.shape) + [1], elt)
-    shape = _shape_of(loc, ip, v)
-    i64 = _I64()
+    shape = _shape_of(b, v)
     if shape is None:
-        col = create("stablehlo.reshape", [col_t], [v], loc=loc, ip=ip).result
+        col = b.hlo_reshape(v, col_t.shape)
     else:
-        one = create("stablehlo.constant", [ir.RankedTensorType.get([1], i64)], [], {
-            "value": ir.DenseElementsAttr.get_splat(ir.RankedTensorType.get([1], i64),
-                                                    ir.IntegerAttr.get(i64, 1))}, loc=loc, ip=ip).result
-        col_shape = create("stablehlo.concatenate", [ir.RankedTensorType.get([rank + 1], i64)],
-                           [shape, one], {"dimension": ir.IntegerAttr.get(i64, 0)}, loc=loc, ip=ip).result
-        col = create("stablehlo.dynamic_reshape", [col_t], [v, col_shape], loc=loc, ip=ip).result
+        col = b.hlo_dynamic_reshape(v, b.hlo_concat([shape, b.hlo_const([1], _I64())]), col_t)
     # The identity of the sum, exactly: -0.0 for floats (x + -0.0 is x, -0.0 included), 0 for
     # integers; booleans combine with `or`.
-    ident = ir.FloatAttr.get(elt, -0.0) if isinstance(elt, ir.FloatType) else ir.IntegerAttr.get(elt, 0)
-    zero_scalar = create("stablehlo.constant", [ir.RankedTensorType.get([], elt)], [], {
-        "value": ir.DenseElementsAttr.get_splat(ir.RankedTensorType.get([], elt), ident)},
-        loc=loc, ip=ip).result
-    pair_t = ir.RankedTensorType.get(list(t.shape) + [2], elt)
-    arr = ir.DenseI64ArrayAttr.get
-    pair = create("stablehlo.pad", [pair_t], [col, zero_scalar], {
-        "edge_padding_low": arr([0] * (rank + 1)), "edge_padding_high": arr([0] * rank + [1]),
-        "interior_padding": arr([0] * (rank + 1))}, loc=loc, ip=ip).result
-    red = ir.Operation.create("stablehlo.reduce", results=[t], operands=[pair, zero_scalar],
-                              attributes={"dimensions": arr([rank])}, regions=1, loc=loc, ip=ip)
-    scalar = ir.RankedTensorType.get([], elt)
-    block = red.regions[0].blocks.append(scalar, scalar)
-    bip = ir.InsertionPoint(block)
-    combine = "stablehlo.or" if isinstance(elt, ir.IntegerType) and ir.IntegerType(elt).width == 1 \
-        else "stablehlo.add"
-    add = create(combine, [scalar], list(block.arguments), loc=loc, ip=bip).result
-    create("stablehlo.return", [], [add], loc=loc, ip=bip)
-    return red.result
+    zero_scalar = b.hlo_scalar(-0.0 if isinstance(elt, ir.FloatType) else 0, elt)
+    pair = b.hlo_pad(col, zero_scalar, [0] * (rank + 1), [0] * rank + [1], [0] * (rank + 1))
+    combine = "or" if isinstance(elt, ir.IntegerType) and ir.IntegerType(elt).width == 1 else "add"
+    return b.hlo_reduce(pair, zero_scalar, [rank], t, combine)
 
 
 def isolate_in_place_operands(func: ir.Operation) -> None:
@@ -180,13 +130,12 @@ def convert_stablehlo_sort(op: ir.Operation) -> bool:
         return False
     target = live[0]
     uses = [(u.owner, u.operand_number) for u in target.uses]
-    ip, loc = ir.InsertionPoint.after(op), op.location
+    b = OpBuilder(ip=ir.InsertionPoint.after(op), loc=op.location)
     t = ir.RankedTensorType(target.type)
     acc = target
     for d in dead:
-        z = create("stablehlo.convert", [t], [_never_above_inf(loc, ip, d)], loc=loc, ip=ip).result
-        name = "stablehlo.subtract" if isinstance(t.element_type, ir.FloatType) else "stablehlo.add"
-        acc = create(name, [t], [acc, z], loc=loc, ip=ip).result
+        z = b.hlo_convert(_never_above_inf(b, d), t.element_type)
+        acc = b.hlo_binary("subtract" if isinstance(t.element_type, ir.FloatType) else "add", acc, z)
     for owner, index in uses:
         owner.operands[index] = acc
     return True
