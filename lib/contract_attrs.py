@@ -2,6 +2,8 @@
 
 Not a pass. symhlo-torch-symbolic-to-shape writes `symhlo.symbols` / `symhlo.arg_shapes` /
 `symhlo.result_shapes`, symhlo-lower-shape-assertions writes `symhlo.shape_assertions`,
+symhlo-lower-torch-runtime-asserts writes `symhlo.runtime_checks` (the messages of @main's last
+results, 0-d checks only the data decides),
 symhlo-fold-size-ranges and symhlo-prepare-for-iree read them, and python/symhlo/contract
 (write_contract, read_contract, the call-time checks) writes and reads them all: every one of
 them imports the names from here, none spells them.
@@ -13,7 +15,8 @@ them imports the names from here, none spells them.
         symhlo.result_shapes = [["m", "4"]],                  // RESULT_SHAPES
         symhlo.relations = [],                                // RELATIONS: "m <= n", ...
         symhlo.signature = {...},                             // SIGNATURE: call signature
-        symhlo.shape_assertions = [...]}                      // SHAPE_ASSERTIONS: foreign checks
+        symhlo.shape_assertions = [...],                      // SHAPE_ASSERTIONS: foreign checks
+        symhlo.runtime_checks = ["u0 <= m ..."]}              // RUNTIME_CHECKS: data checks
 
 A symbol without a max has UNBOUNDED (i64's max) as its max; `is_unbounded` is the one test
 for "no max" (it also reads the large finite spellings torch uses for infinity as unbounded).
@@ -27,6 +30,7 @@ RESULT_SHAPES = "symhlo.result_shapes"
 RELATIONS = "symhlo.relations"
 SIGNATURE = "symhlo.signature"
 SHAPE_ASSERTIONS = "symhlo.shape_assertions"
+RUNTIME_CHECKS = "symhlo.runtime_checks"
 
 # A function carrying either of these was exported by symhlo from torch.export.
 CONTRACT_ATTRS = (SYMBOLS, ARG_SHAPES)

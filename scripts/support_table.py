@@ -256,10 +256,29 @@ ROWS: tuple[Row, ...] = (
         "density)",
         ("test_norms_search.py::test_isclose_fmax_searchsorted_histograms",)),
     # --- data-dependent sizes and unsupported ops ---------------------------------------------
-    Row("data-dependent", "nonzero, masked_select (`x[mask]`), unique",
-        "output size depends on tensor values: rejected up front, the error names the aten op, "
-        "the FX node and the source line",
-        ("test_unsupported.py::test_data_dependent_sizes_are_rejected_by_name",)),
+    Row("op", "sizes from data: nonzero, masks",
+        "nonzero, `x[mask]` (1-d and row masks), masked_select (broadcast mask), argwhere, "
+        "one-argument where: a `?` result of the mask's popcount; empty and full results",
+        ("test_data_dependent_sizes.py::test_nonzero_masks_masked_select_argwhere_where",)),
+    Row("op", "sizes from data: unique",
+        "unique (sorted, return_inverse, return_counts) and unique_consecutive of integer "
+        "tensors: a `?` result of the number of runs; one value, all distinct",
+        ("test_data_dependent_sizes.py::test_unique_and_unique_consecutive",)),
+    Row("op", "sizes from data: repeat_interleave",
+        "repeat_interleave(x, counts, dim=0) and repeat_interleave(counts): a `?` result of "
+        "counts.sum(); zero counts (empty) and ones",
+        ("test_data_dependent_sizes.py::test_repeat_interleave_by_counts",)),
+    Row("op", "sizes from data: item, torch._check, x[:n]",
+        "`n = k.item()` with torch._check bounds feeding x[:n] and x[n:] (n = 0 and n = size); "
+        "a broken check raises symhlo.RuntimeCheckError at call time",
+        ("test_data_dependent_sizes.py::test_item_check_slice",
+         "test_data_dependent_sizes.py::test_item_check_broken_at_call_time_raises")),
+    Row("data-dependent", "other data-dependent sizes: unique(dim=), unique of floats, "
+        "tensor_split by a tensor",
+        "output size depends on tensor values in a way symhlo does not compute: rejected up "
+        "front, the error names the aten op, the FX node and the source line",
+        ("test_unsupported.py::test_data_dependent_sizes_are_rejected_by_name",
+         "test_data_dependent_sizes.py::test_unique_of_floats_is_refused_by_name")),
     Row("data-dependent", "nearest interpolate by other fractional scales on `?` axes (1.3)",
         "torch sizes the output floor(n * 1.3) in double arithmetic: the error names "
         "upsample_nearest2d.vec and its source line",
@@ -419,11 +438,13 @@ def table(rows=ROWS, tests: dict[str, TestInfo] | None = None) -> str:
         "",
         "Data-dependent ops. *Lowered*: ops whose output sizes come from input sizes while the "
         "values are data (index_select / gather / embedding / scatter / index_put with runtime "
-        "indices, where / masked_fill with runtime masks, argmax). *Rejected*: ops whose output "
-        "size depends on tensor values (`nonzero`, `masked_select` and boolean-mask indexing "
-        "`x[mask]`, `unique`): `symhlo.export` raises `symhlo.UnsupportedOpError` naming the aten "
-        "op, the FX node and the source line before any lowering runs. StableHLO can only express "
-        "them with a static upper bound, which an unbounded program does not have.",
+        "indices, where / masked_fill with runtime masks, argmax), and ops whose output size comes "
+        "from the data itself (nonzero, `x[mask]`, masked_select, argwhere, one-argument where, "
+        "unique, unique_consecutive, repeat_interleave by counts, `.item()` feeding a slice; see "
+        "[Sizes from data](#sizes-from-data)). *Rejected*: other ops whose output size depends on "
+        "tensor values (`unique(dim=)`, unique of floats, `tensor_split` by a tensor): "
+        "`symhlo.export` raises `symhlo.UnsupportedOpError` naming the aten op, the FX node and "
+        "the source line before any lowering runs.",
     ]
     return "\n".join(lines)
 

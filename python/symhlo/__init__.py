@@ -7,14 +7,16 @@ The public API only. The package is built in floors whose imports point one way 
 from .backend.compiler import CompiledModule, compile, load
 from .backend.dynamo import register as _register_backend, symhlo_backend
 from .contract.inputs import Input, Profile
-from .errors import CompileError, DeviceError, ShapeError, SymhloError, UnsupportedOpError
+from .errors import (CompileError, DeviceError, RuntimeCheckError, ShapeError, SymhloError,
+                     UnsupportedOpError)
 from .frontend.export import StableHLOProgram, export
 from .stages import Stage, stats
 
 _register_backend()  # torch.compile(backend="symhlo") works without reinstalling the entry point
 
 __all__ = [
-    "CompileError", "CompiledModule", "DeviceError", "Input", "Profile", "ShapeError", "Stage",
+    "CompileError", "CompiledModule", "DeviceError", "Input", "Profile", "RuntimeCheckError",
+    "ShapeError", "Stage",
     "StableHLOProgram", "SymhloError", "UnsupportedOpError", "compile", "export", "load", "stats",
     "symhlo_backend",
 ]

@@ -21,3 +21,8 @@ class UnsupportedOpError(CompileError):
 
 class DeviceError(SymhloError):
     """The requested target or device is not available here."""
+
+
+class RuntimeCheckError(SymhloError, RuntimeError):
+    """A check only the data can decide failed at call time (a `torch._check` on a size that
+    comes from tensor values, e.g. `n = k.item(); torch._check(n <= x.shape[0])`)."""

@@ -24,7 +24,8 @@ from symhlo.passes.registry import PipelineError, run_pipeline
 from ..contract.dims import SymbolTable
 from ..contract.inputs import Profile, opt_static_inputs, profile_groups
 from ..contract.signature import treespec_loads
-from ..errors import CompileError, DeviceError, ShapeError, SymhloError, UnsupportedOpError
+from ..errors import (CompileError, DeviceError, RuntimeCheckError, ShapeError, SymhloError,
+                      UnsupportedOpError)
 from ..frontend.export import StableHLOProgram, export as _export, narrow_program
 from ..stages import Stage, StageTimer, bump as _bump
 from .runtime import Runtime, to_numpy, to_torch
@@ -315,6 +316,14 @@ class CompiledModule:
             tensors = [t.to(casts[i]) if i in casts else t for i, t in enumerate(tensors)]
         arrays = [to_numpy(t) for t in tensors]
         outs = [to_torch(a) for a in self._runtimes()[k](arrays)]
+        checks = self.variants[k].symbols.runtime_checks
+        if checks:
+            outs, flags = outs[:-len(checks)], outs[-len(checks):]
+            for message, flag in zip(checks, flags):
+                if int(flag) == 0:
+                    raise RuntimeCheckError(
+                        f"a check on a size computed from the data failed at call time: "
+                        f"{message}")
         want = self.variants[k].out_dtypes
         if want:  # an f64 output of a module built with (opted-in) f64->f32 demotion
             outs = [o.to(torch.float64) if d == "float64" and o.dtype == torch.float32 else o

@@ -41,7 +41,8 @@ import re
 import sympy
 
 from symhlo.passes.contract_attrs import (ARG_NAMES, ARG_SHAPES, RELATIONS, RESULT_SHAPES,
-                                          SIGNATURE, SYMBOLS, UNBOUNDED, is_unbounded)
+                                          RUNTIME_CHECKS, SIGNATURE, SYMBOLS, UNBOUNDED,
+                                          is_unbounded)
 
 from ..errors import CompileError, UnsupportedOpError
 from .dims import InputSpec, SymbolTable, parse_relation, parse_shape_expr
@@ -196,6 +197,10 @@ def write_contract(func, table, names: dict[str, str], signature: Signature | No
                  for r in ir.ArrayAttr(func.attributes[RESULT_SHAPES])])
         func.attributes[RELATIONS] = strs(
             [_rename_text(r, names) for r in table.relations if not _trivial(r)])
+        if RUNTIME_CHECKS in func.attributes:   # symhlo-lower-torch-runtime-asserts
+            func.attributes[RUNTIME_CHECKS] = strs(
+                [_rename_text(ir.StringAttr(m).value, names)
+                 for m in ir.ArrayAttr(func.attributes[RUNTIME_CHECKS])])
         if signature is not None:
             func.attributes[SIGNATURE] = to_attr(signature.to_json())
 
@@ -321,6 +326,7 @@ def read_contract(func):
             raise CompileError(f"@main: bad symhlo.relations entry: {err}") from None
     used = {str(s) for i in inputs for e in i.shape if not isinstance(e, int) for s in e.free_symbols}
     table = SymbolTable(inputs, {s: r for s, r in ranges.items() if s in used}, None, relations)
+    table.runtime_checks = strings(RUNTIME_CHECKS) or []
     if SIGNATURE in attrs:
         try:
             table.signature = Signature.from_json(from_attr(attrs[SIGNATURE]))

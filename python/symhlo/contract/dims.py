@@ -107,6 +107,9 @@ class SymbolTable:
         self.assertions: list[dict] = []
         # torch.export guards on input sizes no relation could express (none is checked).
         self.unchecked_guards: list[str] = []
+        # Messages of the checks only the data decides (symhlo.runtime_checks): @main's last
+        # len(runtime_checks) results, 1 where the check holds.
+        self.runtime_checks: list[str] = []
 
     def add_relations(self, relations: Sequence[str]) -> None:
         """Adds relations (over the internal symbol names) to check at call time."""
@@ -153,6 +156,7 @@ class SymbolTable:
             "relations": self.relations,
             **({"signature": self.signature.to_json()} if self.signature is not None else {}),
             **({"assertions": self.assertions} if self.assertions else {}),
+            **({"runtime_checks": self.runtime_checks} if self.runtime_checks else {}),
         }
 
     @classmethod
@@ -166,6 +170,7 @@ class SymbolTable:
             table.signature = Signature.from_json(data["signature"])
         if data.get("assertions"):
             table.assertions = assertions_from_json(data["assertions"], len(inputs))
+        table.runtime_checks = [str(m) for m in data.get("runtime_checks", [])]
         return table
 
     def table(self) -> str:

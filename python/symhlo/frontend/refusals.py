@@ -22,28 +22,52 @@ from ..contract.dims import exact_condition
 from ..errors import UnsupportedOpError
 
 
-def reject_data_dependent_ops(ep) -> None:
-    """Raises UnsupportedOpError for the first op whose output size depends on tensor values.
+# Ops whose data-dependent output size symhlo computes from the data
+# (symhlo.frontend.decompositions.data, symhlo-lower-data-dependent-slices).
+DATA_DEPENDENT_OPS = {
+    "aten.nonzero.default", "aten.argwhere.default", "aten.where.default",
+    "aten.masked_select.default", "aten.index.Tensor", "aten._unique2.default",
+    "aten.unique_consecutive.default", "aten.repeat_interleave.Tensor",
+    "aten.repeat_interleave.self_Tensor", "aten.item.default", "aten._local_scalar_dense.default",
+}
 
-    torch.export gives such sizes unbacked symbols (`u0`: nonzero, masked_select, unique, item).
-    symhlo has no lowering for them yet (StableHLO needs a static upper bound; IREE 3.13 has no
-    dynamic-size scatter-compaction form), so it names the op and its source line up front rather
-    than failing later on an internal op torch-mlir decomposed it into.
-    """
+
+def _unbacked(vals) -> set:
     from torch.fx.experimental.symbolic_shapes import free_unbacked_symbols
 
+    out: set = set()
+    for v in vals:
+        if isinstance(v, (list, tuple)):
+            out |= _unbacked(v)
+        elif isinstance(v, (torch.Tensor, torch.SymInt, torch.SymBool)):
+            out |= set(free_unbacked_symbols(v))
+    return out
+
+
+def reject_data_dependent_ops(ep) -> None:
+    """Raises UnsupportedOpError for the first op that makes a data-dependent size (an unbacked
+    symbol `u0` new in its output) and is not one symhlo computes from the data
+    (DATA_DEPENDENT_OPS: nonzero, masks, unique, repeat_interleave, item), naming the op and its
+    source line up front rather than failing later on an internal op torch-mlir decomposed it
+    into. Ops that only carry such a size along (`f(x[idx])`) are fine.
+    """
     for node in ep.graph.nodes:
         if node.op != "call_function":
             continue
         val = node.meta.get("val")
         vals = val if isinstance(val, (list, tuple)) else [val]
-        if not any(free_unbacked_symbols(v) for v in vals if isinstance(v, (torch.Tensor, torch.SymInt))):
+        made = _unbacked(vals)
+        if not made:
+            continue
+        inputs = [a.meta.get("val") for a in node.all_input_nodes]
+        made -= _unbacked(inputs)
+        if not made or str(node.target) in DATA_DEPENDENT_OPS:
             continue
         where = node_source_line(node, code=True)
         raise UnsupportedOpError(
             f"unsupported op '{node.target}' (FX node '{node.name}') at {where}: its output size "
             f"depends on tensor values (data-dependent size {val.shape if isinstance(val, torch.Tensor) else val}), "
-            f"which symhlo cannot lower to StableHLO for IREE")
+            f"and symhlo computes such sizes only for {', '.join(sorted(o.split('.')[1] for o in DATA_DEPENDENT_OPS))}")
 
 
 def node_source_line(node, default: str = "unknown source line", code: bool = False) -> str:

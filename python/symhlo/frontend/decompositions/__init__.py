@@ -2,7 +2,7 @@
 table `symhlo_decompositions()`, gathered from the op-family modules of this subpackage.
 
 basic (nearest upsampling, adaptive pooling, group norm, reflection padding, attention, remainder,
-roll, tan, clamp), indexing, pooling, select (sorts, scans, norms, scatters), shapes (views, copies,
+roll, tan, clamp), data (sizes from data: nonzero, masks, unique, repeat_interleave), indexing, pooling, select (sorts, scans, norms, scatters), shapes (views, copies,
 windows), special (special functions), views (as_strided). Each rewrites an op into ATen ops that
 torch-mlir lowers to StableHLO with every size kept symbolic.
 """
@@ -15,6 +15,7 @@ import torch
 
 from .basic import (adaptive_avg_pool2d, clamp_tensor, native_group_norm, reflection_pad, remainder,
                     roll, sdpa_flash_for_cpu, tan, upsample_nearest)
+from .data import data_decompositions
 from .indexing import indexing_decompositions
 from .pooling import pooling_decompositions
 from .select import select_decompositions
@@ -33,6 +34,7 @@ def symhlo_decompositions() -> dict[torch._ops.OpOverload, Callable]:
         **indexing_decompositions(),
         **special_decompositions(),
         **select_decompositions(),
+        **data_decompositions(),
         aten.as_strided.default: as_strided_view,
         aten.upsample_nearest1d.vec: upsample_nearest,
         aten.upsample_nearest2d.vec: upsample_nearest,

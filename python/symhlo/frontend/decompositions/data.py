@@ -1,0 +1,223 @@
+"""ATen decompositions for ops whose output size comes from tensor data (floor 2, frontend
+decompositions): nonzero, argwhere, where(cond), boolean-mask indexing, masked_select, unique,
+unique_consecutive, repeat_interleave.
+
+torch.export gives each such size an unbacked symbol (`u0`). Here every one of them gets a value
+computed from the data: a count (`mask.sum()`, the number of run starts, `repeats.sum()`) read
+with `.item()`, whose new unbacked symbol torch rebinds to the op's own `u0`. The op's result is
+then exactly that long: a full-size result computed with static-size ops (a stable sort that moves
+the selected positions first, scatters into per-group slots) narrowed to the count, so the
+StableHLO result is `?` and sized at run time, never padded. The narrowing is a slice with a
+data-dependent end (symhlo-lower-data-dependent-slices: a clamped stablehlo.real_dynamic_slice, so
+a count of 0 gives an empty result), and the `torch._check`s that narrowing needs are proven or
+become call-time checks (symhlo-lower-torch-runtime-asserts).
+
+    nonzero(mask)  ==>  order = sort(mask.flatten() ? i : i + n).values        (true positions first)
+                        k = mask.sum().item()                                 (u0)
+                        flat = order.narrow(0, 0, k); coordinates = flat // strides % sizes
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Callable
+
+import torch
+
+from ...errors import UnsupportedOpError
+from .indexing import index_tensor as integer_index_tensor
+from .views import current_source_line
+
+aten = torch.ops.aten
+
+
+def _unsupported(op: str, why: str):
+    return UnsupportedOpError(f"unsupported op '{op}' at {current_source_line()}: {why}")
+
+
+def _count(t: torch.Tensor, limit) -> int:
+    """`t` (a 0-d integer tensor) as an unbacked size: `.item()` checked >= 0 and <= limit."""
+    k = t.item()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FutureWarning)   # _check_is_size is deprecated in 2.13
+        torch._check_is_size(k)
+    if limit is not None:
+        torch._check(k <= limit)
+    return k
+
+
+def _first_positions(keep: torch.Tensor) -> torch.Tensor:
+    """The positions of `keep` (1-d bool) in increasing order, every kept position first, as a
+    full-length int64 tensor: the sorted keys `keep ? i : i + n` (distinct, so any sort is
+    stable). (Sorting `not keep` and reading only the indices failed in IREE 3.13: a sort whose
+    key result is unused became an unbounded stack allocation over a `?` axis.)"""
+    n = keep.shape[0]
+    pos = torch.arange(n, dtype=torch.int64)
+    return torch.sort(torch.where(keep, pos, pos + n)).values
+
+
+def _compact(keep: torch.Tensor) -> torch.Tensor:
+    """The positions where the 1-d bool `keep` is true: int64 of length `keep.sum()`."""
+    n = keep.shape[0]
+    k = _count(keep.to(torch.int64).sum(), n)
+    return _first_positions(keep).narrow(0, 0, k)
+
+
+def nonzero(mask):
+    """aten.nonzero ==> the flat positions of the true elements (a stable sort moves them first),
+    narrowed to their count, as coordinates (flat // stride % size per axis)."""
+    if mask.dim() == 0:
+        raise _unsupported("aten.nonzero", "nonzero of a 0-d tensor (a (count, 0) result)")
+    flat = _compact(mask.reshape(-1) != 0)
+    if mask.dim() == 1:
+        return flat.unsqueeze(1)
+    coords, stride = [], 1
+    for size in reversed(mask.shape):
+        coords.append(torch.remainder(torch.div(flat, stride, rounding_mode="floor"), size)
+                      if stride != 1 else torch.remainder(flat, size))
+        stride = stride * size
+    return torch.stack(coords[::-1], 1)
+
+
+def argwhere(x):
+    """aten.argwhere ==> nonzero."""
+    return nonzero(x)
+
+
+def where_cond(cond):
+    """aten.where (one argument) ==> nonzero's columns."""
+    return list(torch.unbind(nonzero(cond), 1))
+
+
+def masked_select(x, mask):
+    """aten.masked_select ==> the broadcast x, flattened, at the true positions of the broadcast
+    mask."""
+    shape = torch.broadcast_shapes(x.shape, mask.shape)
+    flat_x = x.expand(shape).reshape(-1)
+    flat_m = mask.expand(shape).reshape(-1)
+    return torch.index_select(flat_x, 0, _compact(flat_m))
+
+
+def index_tensor(x, indices):
+    """aten.index.Tensor with a bool / uint8 mask among the indices ==> the mask's nonzero
+    columns as integer indices (eager's rule: a k-d mask stands for k index tensors), then
+    aten.index.Tensor with integer indices only."""
+    if not any(i is not None and i.dtype in (torch.bool, torch.uint8) for i in indices):
+        return integer_index_tensor(x, indices)
+    out = []
+    for i in indices:
+        if i is not None and i.dtype in (torch.bool, torch.uint8):
+            if i.dim() == 0:
+                raise _unsupported("aten.index.Tensor", "a 0-d boolean index")
+            out.extend(torch.unbind(nonzero(i), 1))
+        else:
+            out.append(i)
+    if len(out) == 1 and out[0] is not None:
+        return torch.index_select(x, 0, out[0])
+    r = integer_index_tensor(x, out)
+    return aten.index.Tensor(x, out) if r is NotImplemented else r
+
+
+def _runs(vals: torch.Tensor):
+    """(first, group) of a 1-d tensor: whether each element starts a run of equal values, and
+    the run number of each element (a cumulative sum of `first`, minus 1)."""
+    n = vals.shape[0]
+    pos = torch.arange(n)
+    prev = torch.index_select(vals, 0, torch.clamp(pos - 1, min=0))
+    first = (pos == 0) | (vals != prev)
+    group = torch.cumsum(first.to(torch.int64), 0) - 1
+    return first, group
+
+
+def _unique_runs(x, vals, perm, return_inverse: bool, return_counts: bool):
+    """values, inverse, counts of the runs of equal values of `vals` (x flattened and permuted
+    by `perm`; None: not permuted)."""
+    n = vals.shape[0]
+    first, group = _runs(vals)
+    k = _count(first.to(torch.int64).sum(), n)
+    values = torch.zeros_like(vals).scatter(0, group, vals).narrow(0, 0, k)
+    if return_inverse:
+        inverse = group if perm is None else torch.zeros_like(group).scatter(0, perm, group)
+        inverse = inverse.reshape(x.shape)
+    else:
+        inverse = torch.zeros((0,), dtype=torch.int64)
+    if return_counts:
+        counts = torch.zeros((n,), dtype=torch.int64).scatter_add(
+            0, group, torch.ones((n,), dtype=torch.int64)).narrow(0, 0, k)
+    else:
+        counts = torch.zeros((0,), dtype=torch.int64)
+    return values, inverse, counts
+
+
+def _reject_float_nan(op: str, x: torch.Tensor) -> None:
+    if x.dtype.is_floating_point or x.dtype.is_complex:
+        # eager keeps every NaN its own value; a run split on `!=` would too, but sort's NaN
+        # order and -0.0 / 0.0 ties are not checked here: integers only.
+        raise _unsupported(op, f"unique of a {x.dtype} tensor (symhlo lowers unique of integer "
+                               "and bool tensors only: NaN and signed-zero runs are not handled)")
+
+
+def unique2(x, sorted: bool = True, return_inverse: bool = False, return_counts: bool = False):
+    """aten._unique2 (torch.unique) ==> a stable sort, run starts (v[i] != v[i-1]), their count
+    as the number of unique values; each run's value scattered to its slot, counts by a
+    scatter-add of ones, inverse = run number scattered back through the sort's permutation."""
+    _reject_float_nan("aten._unique2", x)
+    if not sorted:
+        raise _unsupported("aten._unique2", "torch.unique(sorted=False): eager's order is that of "
+                                            "its hash set on CPU, which symhlo does not reproduce; "
+                                            "use sorted=True")
+    flat = x.reshape(-1)
+    vals, perm = torch.sort(flat, stable=True)
+    return _unique_runs(x, vals, perm, return_inverse, return_counts)
+
+
+def unique_consecutive(x, return_inverse: bool = False, return_counts: bool = False, dim=None):
+    """aten.unique_consecutive ==> the runs of the flattened tensor, as in unique without the
+    sort."""
+    _reject_float_nan("aten.unique_consecutive", x)
+    if dim is not None:
+        raise _unsupported("aten.unique_consecutive", "unique_consecutive with dim=")
+    return _unique_runs(x, x.reshape(-1), None, return_inverse, return_counts)
+
+
+def _repeat_index(repeats: torch.Tensor, output_size=None) -> torch.Tensor:
+    """For each output position j < repeats.sum(): the i with cum[i-1] <= j < cum[i]
+    (a right-side binary search in the inclusive cumulative sum)."""
+    cum = torch.cumsum(repeats.to(torch.int64), 0)
+    total = _count(repeats.to(torch.int64).sum(), None) if output_size is None else output_size
+    return torch.searchsorted(cum, torch.arange(total, dtype=torch.int64), right=True)
+
+
+def repeat_interleave_tensor(repeats, output_size=None):
+    """aten.repeat_interleave.Tensor ==> i repeated repeats[i] times: a binary search of each
+    output position in the cumulative sum of `repeats`, whose sum is the (unbacked) length."""
+    if repeats.dim() != 1:
+        raise _unsupported("aten.repeat_interleave", "repeats must be 1-d")
+    return _repeat_index(repeats, output_size)
+
+
+def repeat_interleave_self_tensor(x, repeats, dim=None, output_size=None):
+    """aten.repeat_interleave.self_Tensor ==> x gathered along `dim` at repeat_interleave(repeats)
+    (a single repeat count is broadcast over the axis first)."""
+    if dim is None:
+        x, dim = x.reshape(-1), 0
+    dim = dim % max(x.dim(), 1)
+    reps = repeats.reshape(-1)
+    if reps.shape[0] == 1 and x.shape[dim] != 1:
+        reps = reps.expand(x.shape[dim])
+    return torch.index_select(x, dim, _repeat_index(reps, output_size))
+
+
+def data_decompositions() -> dict[torch._ops.OpOverload, Callable]:
+    """The decompositions of this module, for symhlo.frontend.decompositions' table."""
+    return {
+        aten.nonzero.default: nonzero,
+        aten.argwhere.default: argwhere,
+        aten.where.default: where_cond,
+        aten.masked_select.default: masked_select,
+        aten.index.Tensor: index_tensor,
+        aten._unique2.default: unique2,
+        aten.unique_consecutive.default: unique_consecutive,
+        aten.repeat_interleave.Tensor: repeat_interleave_tensor,
+        aten.repeat_interleave.self_Tensor: repeat_interleave_self_tensor,
+    }

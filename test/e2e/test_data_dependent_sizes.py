@@ -1,0 +1,116 @@
+"""Sizes that only the data can name (torch.export's unbacked symbols `u0`) vs eager: nonzero,
+boolean masks, masked_select, argwhere, where(cond), unique, unique_consecutive,
+repeat_interleave, `n = k.item()` with torch._check feeding `x[:n]`.
+
+Each model is compiled once with its batch axis unbounded and run at three or more inputs, among
+them one whose data-dependent result is empty (no true element, zero repeats, n = 0) and one where
+it is full (every element selected): the StableHLO result axis is `?`, sized at run time.
+"""
+
+from __future__ import annotations
+
+import pytest
+import torch
+from torch.export import Dim
+
+import symhlo
+from e2e_harness import check_model, check_pure, randn, seeded
+
+
+class Masks(torch.nn.Module):
+    def forward(self, x):
+        m = x > 0
+        return (torch.nonzero(m),                      # (u0, 2) coordinates
+                x[m] * 2,                              # 1-d mask over a 2-d tensor
+                x[x.sum(1) > 0],                       # row mask: (u1, 3)
+                torch.masked_select(x, x[:, :1] < 0),  # broadcast mask
+                torch.argwhere(x < -0.5),
+                *torch.where(m))                       # one-argument where: one tensor per axis
+
+
+def test_nonzero_masks_masked_select_argwhere_where():
+    n = Dim("n")
+    mixed = randn(9, 3)
+    check_model("data_masks", Masks(), (randn(6, 3),), ({0: n},),
+                [(mixed,), (-torch.ones(4, 3),), (torch.ones(5, 3),), (randn(1, 3),)])
+
+
+class Unique(torch.nn.Module):
+    def forward(self, x):
+        return (torch.unique(x, sorted=True, return_inverse=True, return_counts=True),
+                torch.unique_consecutive(x, return_inverse=True, return_counts=True),
+                torch.unique(x.flip(0)))
+
+
+def test_unique_and_unique_consecutive():
+    n = Dim("n")
+    g = seeded(3)
+    check_model("data_unique", Unique(), (torch.randint(0, 5, (6,), generator=g),), ({0: n},),
+                [(torch.randint(0, 4, (13,), generator=g),),   # repeats and runs
+                 (torch.full((5,), 7),),                       # one value: a single run
+                 (torch.arange(8) * 3 - 4,),                   # all distinct: full size
+                 (torch.tensor([2, 2, 1, 1, 1, 2]),)])
+
+
+class RepeatInterleave(torch.nn.Module):
+    def forward(self, x, counts):
+        return torch.repeat_interleave(x, counts, dim=0), torch.repeat_interleave(counts)
+
+
+def test_repeat_interleave_by_counts():
+    n = Dim("n")
+    g = seeded(5)
+    check_model("data_repeat_interleave", RepeatInterleave(),
+                (randn(6, 2), torch.randint(0, 3, (6,), generator=g)), ({0: n}, {0: n}),
+                [(randn(8, 2), torch.randint(0, 4, (8,), generator=g)),
+                 (randn(3, 2), torch.zeros(3, dtype=torch.int64)),   # empty
+                 (randn(4, 2), torch.ones(4, dtype=torch.int64)),    # every row once
+                 (randn(5, 2), torch.tensor([0, 5, 0, 1, 2]))])
+
+
+class Prefix(torch.nn.Module):
+    def forward(self, x, k):
+        n = k.item()
+        torch._check(n >= 0)
+        torch._check(n <= x.shape[0])
+        return x[:n] * 2, x[n:].sum(0)
+
+
+@pytest.fixture(scope="module")
+def prefix():
+    """Prefix compiled once (item + torch._check + x[:n]), with its program."""
+    prog = symhlo.export(Prefix(), (randn(6, 2), torch.tensor(3)), dynamic_shapes=({0: Dim("n")}, None))
+    check_pure(prog.text)
+    return prog, symhlo.compile(prog)
+
+
+@pytest.mark.parametrize("rows, k", [(8, 5), (3, 0), (4, 4), (1, 1)])
+def test_item_check_slice(prefix, rows, k):
+    _, cm = prefix
+    x = randn(rows, 2)
+    got, want = cm(x, torch.tensor(k)), Prefix()(x, torch.tensor(k))
+    for g, w in zip(got, want):
+        assert g.shape == w.shape
+        torch.testing.assert_close(g, w)
+
+
+def test_item_check_broken_at_call_time_raises(prefix):
+    prog, cm = prefix
+    assert any("<=" in c for c in prog.symbols.runtime_checks), prog.symbols.runtime_checks
+    with pytest.raises(symhlo.RuntimeCheckError, match=r"call time: .*u\d+ <= n"):
+        cm(randn(3, 2), torch.tensor(5))
+    with pytest.raises(RuntimeError):   # eager refuses the same call
+        torch.export.export(Prefix(), (randn(6, 2), torch.tensor(3)),
+                            dynamic_shapes=({0: Dim("n")}, None)).module()(randn(3, 2), torch.tensor(5))
+
+
+class UniqueFloat(torch.nn.Module):
+    def forward(self, x):
+        return torch.unique(x)
+
+
+def test_unique_of_floats_is_refused_by_name():
+    with pytest.raises(symhlo.UnsupportedOpError,
+                       match=r"unsupported op 'aten\._unique2' at .*test_data_dependent_sizes\.py.*"
+                             r"integer and bool tensors only"):
+        symhlo.export(UniqueFloat(), (randn(6),), dynamic_shapes=({0: Dim("n")},))
