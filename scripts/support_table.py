@@ -250,6 +250,13 @@ ROWS: tuple[Row, ...] = (
         "vector_norm (2, 1, inf, -inf, 0, 3.5), norm / fro, dist, cdist (p = 2, 1, inf, 0), pdist, "
         "rms_norm, addmv over `?` dims",
         ("test_norms_search.py::test_norms_distances_addmv",)),
+    Row("op", "powers",
+        "pow / float_power with constant (integral, 0.5, large, fractional) and tensor exponents "
+        "on negative bases, -0.0, +-inf, NaN; vector_norm with even ord (6, 4) on negative values",
+        ("test_power.py::test_vector_norm_even_ord_at_the_opinfo_sample",
+         "test_power.py::test_constant_integral_exponents_on_negative_bases",
+         "test_power.py::test_tensor_exponents_on_negative_bases",
+         "test_power.py::test_opinfo_vector_norm_samples_pass")),
     Row("op", "closeness, search, histograms",
         "isclose (NaN, inf, equal_nan, rtol / atol), fmax / fmin (NaN, broadcast), searchsorted "
         "(left / right, 1-d sequence, NaN in the sequence), histc, histogram (range, weight, "
