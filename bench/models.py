@@ -105,6 +105,29 @@ class ResNet18(nn.Module):
         return self.fc(torch.flatten(F.adaptive_avg_pool2d(x, 1), 1))
 
 
+# -- a small-channel CNN ---------------------------------------------------------------------------
+
+
+class SmallCNN(nn.Module):
+    """8-16 channels: three 3x3 conv + batchnorm + relu stages, 2x2 max pooling after the first
+    two, global average pooling, a 10-class head. Where ResNet-18's 64-512 channels make each
+    convolution a large matmul, these are dominated by im2col, pooling and elementwise work."""
+
+    def __init__(self, num_classes: int = 10):
+        super().__init__()
+        chans = (3, 8, 16, 16)
+        self.convs = nn.ModuleList(nn.Conv2d(a, b, 3, 1, 1, bias=False) for a, b in zip(chans, chans[1:]))
+        self.bns = nn.ModuleList(nn.BatchNorm2d(b) for b in chans[1:])
+        self.fc = nn.Linear(chans[-1], num_classes)
+
+    def forward(self, x):
+        for i, (conv, bn) in enumerate(zip(self.convs, self.bns)):
+            x = F.relu(bn(conv(x)))
+            if i < 2:
+                x = F.max_pool2d(x, 2)
+        return self.fc(x.mean((2, 3)))
+
+
 # -- the e2e tests' small models -----------------------------------------------------------------
 
 
@@ -158,6 +181,9 @@ class Spec:
     # step's past length, whose repeat_kv guard Min(64p + 64, 128p + 128) == 64p + 64 holds for
     # every p >= 0 but fails torch.export's interval check for a named Dim
     auto_dims: tuple = ()
+    # most of its FLOPs in matmuls / convolutions: the report gives its achieved GFLOP/s beside
+    # a large torch.mm's (the machine's practical peak)
+    matmul_heavy: bool = False
 
     def make(self) -> nn.Module:
         torch.manual_seed(0)
@@ -192,7 +218,7 @@ def gpt2(layers: int, quick: bool = False) -> Spec:
         axes=(0, 1), axis_names=("batch", "seq"),
         ranges=((1, 16), (2, 1024)),
         sizes=[(b, s) for b in batches for s in seqs],
-        rtol=2e-3,
+        rtol=2e-3, matmul_heavy=True,
         describe=f"(batch, seq, 768) hidden states, {layers} layers of d=768, 12 heads",
     )
 
@@ -211,7 +237,20 @@ def resnet18(quick: bool = False, spatial: int = 224, dynamic_hw: bool = True) -
         ranges=((1, 64),),
         sizes=[(1,), (2,)] if quick else [(1,), (8,)],
         extra_dynamic={2: ("height", 33, 1024), 3: ("width", 33, 1024)} if dynamic_hw else {},
+        matmul_heavy=True,
         describe=f"(batch, 3, {hw}, {hw})" + (", H and W dynamic too" if dynamic_hw else ""),
+    )
+
+
+def small_cnn(quick: bool = False) -> Spec:
+    """SmallCNN at (batch, 3, 128, 128); the dynamic compile leaves batch, H and W dynamic."""
+    hw = 32 if quick else 128
+    return Spec(
+        name="small-cnn", build=SmallCNN, shape=lambda s: (s[0], 3, hw, hw),
+        axes=(0,), axis_names=("batch",), ranges=((1, 64),),
+        sizes=[(1,), (2,)] if quick else [(1,), (8,)],
+        extra_dynamic={2: ("height", 8, 1024), 3: ("width", 8, 1024)},
+        describe=f"(batch, 3, {hw}, {hw}), H and W dynamic too; 8-16 channels",
     )
 
 
@@ -278,7 +317,7 @@ def llama_prefill(quick: bool = False) -> Spec:
     return Spec(
         name="llama-prefill", build=_llama, shape=None, axes=(0, 1), axis_names=("batch", "seq"),
         ranges=((1, 8), (2, 1024)), sizes=[(b, q) for b in batches for q in seqs], rtol=2e-3,
-        make_inputs=lambda s: (_ids(s, s[1]),),
+        matmul_heavy=True, make_inputs=lambda s: (_ids(s, s[1]),),
         input_dims=[{0: ("batch", 1, 8), 1: ("seq", 2, 1024)}], export_size=(2, 16),
         describe="transformers Llama (d=256, 2 layers, 4 heads, 2 KV heads, vocab 4096): "
                  "token ids (batch, seq) -> last logits and the KV cache",

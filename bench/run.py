@@ -1,7 +1,7 @@
 """`make bench`: symhlo's compiled dynamic modules against static compiles and the peers, side by side.
 
-For each model (GPT-2-width decoder stack, ResNet-18, the e2e MLP and transformer block) and each
-benchmark size, one run measures these columns, interleaved call by call:
+For each model (GPT-2-width decoder stacks, Llama prefill and decode, ResNet-18, a small-channel
+CNN, the e2e MLP and transformer block) and each benchmark size, one run measures these columns, interleaved call by call:
 
   symhlo-dyn      symhlo.compile once for the whole range of sizes (the module under test)
   symhlo-static   symhlo.compile for that exact size (no dynamic_shapes): what a dynamic module can reach
@@ -16,6 +16,8 @@ benchmark size, one run measures these columns, interleaved call by call:
 Latency is the median of repeated calls after warm-up (min and max alongside); each cell's ratio is
 symhlo-dyn / column (> 1: symhlo's dynamic module is slower). Compile time is split per stage, with the
 share of our Python passes (bench/passtime.py), and measured against depth for the GPT-2 stack.
+Matmul-heavy models also get achieved GFLOP/s per column beside a large torch.mm's, measured in the
+same run.
 
 Writes bench/results/latest.md, latest.json and latency_vs_seq.png. `--quick` shrinks everything for
 development (tiny sizes, 1-2 layers).
@@ -54,8 +56,8 @@ import passtime  # noqa: E402
 COLUMNS = ("symhlo-dyn", "symhlo-static", "symhlo-opt", "symhlo-profile", "iree-turbine", "eager",
            "inductor")
 DEFAULT_COLUMNS = ("symhlo-dyn", "symhlo-static", "symhlo-opt", "iree-turbine", "eager", "inductor")
-MODELS = ("gpt2", "gpt2-d256", "llama-prefill", "llama-decode", "resnet18", "resnet18-batch", "mlp",
-          "block")
+MODELS = ("gpt2", "gpt2-d256", "llama-prefill", "llama-decode", "resnet18", "resnet18-batch",
+          "small-cnn", "mlp", "block")
 BASE = "symhlo-dyn"
 
 warnings.filterwarnings("ignore", category=FutureWarning)
@@ -127,6 +129,7 @@ class ModelResult:
     turbine_compile_s: float | None = None
     inductor_note: str = ""
     dispatches: dict = field(default_factory=dict)      # "dyn" / "static" -> flow.dispatch count
+    flops: dict = field(default_factory=dict)           # size -> FLOPs of one call (matmul-heavy models)
 
     def cell(self, size, col) -> Cell:
         return self.cells.setdefault((size, col), Cell())
@@ -321,6 +324,29 @@ def dispatch_count(stablehlo_text: str, extra_flags: list[str]) -> int:
 # -- timing --------------------------------------------------------------------------------------
 
 
+def count_flops(model, xs: tuple) -> int:
+    """FLOPs of one eager call (torch's FlopCounterMode: matmuls, convolutions, attention)."""
+    from torch.utils.flop_counter import FlopCounterMode
+
+    with torch.inference_mode(), FlopCounterMode(display=False) as counter:
+        model(*xs)
+    return counter.get_total_flops()
+
+
+def mm_peak_gflops(n: int = 2048, reps: int = 10) -> dict:
+    """GFLOP/s of a large float32 torch.mm (n x n by n x n) with torch's threads: the machine's
+    practical matmul peak, measured in the run so that it sees the same load as the cells."""
+    a, b = torch.randn(n, n), torch.randn(n, n)
+    torch.mm(a, b)
+    times = []
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        torch.mm(a, b)
+        times.append(time.perf_counter() - t0)
+    return {"n": n, "median_gflops": 2 * n ** 3 / statistics.median(times) / 1e9,
+            "best_gflops": 2 * n ** 3 / min(times) / 1e9}
+
+
 def time_interleaved(fns: dict[str, Callable], xs: tuple, ref, res: ModelResult, size, args) -> None:
     """Warms each column up, then times rounds of one call per column, rotating the order."""
     est = {}
@@ -407,6 +433,8 @@ def bench_model(spec: models.Spec, runners: Runners, args, progress: Progress,
         xs = spec.inputs(size)
         with torch.inference_mode():
             ref = model(*xs)
+        if spec.matmul_heavy:
+            res.flops[size] = count_flops(model, xs)
         fns = dict(fns_static)
         for col, build in (("symhlo-static", runners.symhlo_static),
                            ("symhlo-opt", runners.symhlo_opt),
@@ -527,11 +555,47 @@ def model_target(spec: models.Spec) -> str:
         return "<= 1.10"
     if spec.name == "resnet18":
         return "<= 1.5"
+    if spec.name == "small-cnn":
+        return "<= 1.10"
     return ""
 
 
+def gflops_lines(results: list[ModelResult], columns: list[str], peak: dict) -> list[str]:
+    """Achieved GFLOP/s of the matmul-heavy cells per column, and its share of the torch.mm peak."""
+    heavy = [r for r in results if r.flops]
+    if not heavy or not peak:
+        return []
+    ref = min(p["median_gflops"] for p in peak.values())
+    cols = [c for c in columns if c.startswith("symhlo") or c in ("iree-turbine", "eager", "inductor")]
+    lines = ["## Achieved GFLOP/s (matmul-heavy cells)", "",
+             "FLOPs per call from torch's FlopCounterMode on the eager model (matmuls, convolutions, "
+             "attention; elementwise work not counted), divided by each column's median latency. "
+             "Peak: a float32 torch.mm " + " and ".join(
+                 f"{p['n']}x{p['n']} {p['median_gflops']:.0f} GFLOP/s at the {when} (best "
+                 f"{p['best_gflops']:.0f})" for when, p in peak.items())
+             + f" of the run; `%` is of the lower median, {ref:.0f} GFLOP/s. Target: >= 80%.", "",
+             "| model | size | GFLOP | " + " | ".join(cols) + " |",
+             "|---|---|---|" + "---|" * len(cols)]
+    for res in heavy:
+        for size in res.spec.sizes:
+            if size not in res.flops:
+                continue
+            f = res.flops[size]
+            row = []
+            for col in cols:
+                med = res.cell(size, col).median
+                if med is None:
+                    row.append("-")
+                    continue
+                g = f / (med / 1e3) / 1e9
+                row.append(f"{g:.0f} ({100 * g / ref:.0f}%)")
+            lines.append(f"| {res.spec.name} | {res.spec.label(size)} | {f / 1e9:.2f} | "
+                         + " | ".join(row) + " |")
+    return lines + [""]
+
+
 def write_report(results: list[ModelResult], depth: dict, args, columns: list[str], notes: list[str],
-                 wall_s: float, out_dir: Path) -> str:
+                 wall_s: float, out_dir: Path, peak: dict | None = None) -> str:
     from symhlo.backend.compiler import iree_flags
 
     lines = [
@@ -590,6 +654,8 @@ def write_report(results: list[ModelResult], depth: dict, args, columns: list[st
                 lines.append(f"| our Python passes / compile (gpt2-{layers}L) | "
                              f"{100 * t['ours'] / t['total']:.1f}% | <= 10% |")
     lines.append("")
+
+    lines += gflops_lines(results, columns, peak or {})
 
     for res in results:
         spec = res.spec
@@ -773,6 +839,8 @@ def main(argv=None) -> int:
             spec = models.resnet18(args.quick, dynamic_hw=False)
             spec.name = "resnet18-batch"
             specs.append(spec)
+        elif name == "small-cnn":
+            specs.append(models.small_cnn(args.quick))
         elif name == "mlp":
             specs.append(models.mlp(args.quick))
         elif name == "block":
@@ -795,24 +863,33 @@ def main(argv=None) -> int:
         progress.note(notes[-1])
     t_start = time.perf_counter()
     results = []
+    peak = {}
+    if any(spec.matmul_heavy for spec in specs):
+        peak["start"] = mm_peak_gflops()
+        progress.note(f"  torch.mm peak: {peak['start']['median_gflops']:.0f} GFLOP/s")
     try:
         for spec in specs:
             results.append(bench_model(spec, runners, args, progress, columns))
         known = {args.layers: results[0].compile} if results and results[0].spec.name.startswith(
             "gpt2") and results[0].compile else {}
         depth = depth_sweep(runners, args.depths, progress, known) if args.depths else {}
+        if peak:
+            peak["end"] = mm_peak_gflops()
     finally:
         progress.close()
     problem = plot(results, columns, out_dir)
     if problem:
         notes.append(problem)
-    text = write_report(results, depth, args, columns, notes, time.perf_counter() - t_start, out_dir)
+    text = write_report(results, depth, args, columns, notes, time.perf_counter() - t_start, out_dir,
+                        peak)
     data = {
         "args": {k: v for k, v in vars(args).items()},
         "models": [{"name": r.spec.name, "compile": r.compile, "turbine_compile_s": r.turbine_compile_s,
                     "cells": [{"size": list(s), "column": c, **cell.to_json()}
                               for (s, c), cell in r.cells.items()]} for r in results],
         "depth": {str(k): v for k, v in depth.items()},
+        "mm_peak": peak,
+        "flops": {r.spec.name: {" ".join(map(str, s)): f for s, f in r.flops.items()} for r in results},
     }
     (out_dir / "latest.json").write_text(json.dumps(data, indent=1, default=str))
     print(text)
