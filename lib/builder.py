@@ -378,6 +378,12 @@ class OpBuilder:
         elt = ir.RankedTensorType(v.type).element_type
         return self.value("stablehlo.reshape", [ir.RankedTensorType.get(list(shape), elt)], [v])
 
+    def hlo_get_dimension_size(self, t: ir.Value, axis: int) -> ir.Value:
+        """`stablehlo.get_dimension_size %t, dim = axis`: a tensor<i32>, also for a static axis."""
+        i32 = ir.IntegerType.get_signless(32)
+        return self.value("stablehlo.get_dimension_size", [ir.RankedTensorType.get([], i32)], [t],
+                          {"dimension": ir.IntegerAttr.get(_i64(), axis)})
+
     def hlo_dim(self, t: ir.Value, axis: int, elt: ir.Type | None = None,
                 shape: Sequence[int] = (1,)) -> ir.Value:
         """Axis `axis` of `t` as a tensor<1x`elt`> (`shape` [] : a 0-d tensor; a constant when
@@ -386,10 +392,7 @@ class OpBuilder:
         size = ir.RankedTensorType(t.type).shape[axis]
         if not is_dynamic(size):
             return self.hlo_const([size], elt, shape)
-        i32 = ir.IntegerType.get_signless(32)
-        d = self.value("stablehlo.get_dimension_size", [ir.RankedTensorType.get([], i32)], [t],
-                       {"dimension": ir.IntegerAttr.get(_i64(), axis)})
-        d = self.hlo_convert(d, elt)
+        d = self.hlo_convert(self.hlo_get_dimension_size(t, axis), elt)
         return self.hlo_reshape(d, shape) if list(shape) else d
 
     def hlo_slice(self, t: ir.Value, start: Sequence[int], limit: Sequence[int],

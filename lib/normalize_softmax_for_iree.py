@@ -33,7 +33,8 @@ from dataclasses import dataclass
 
 from torch_mlir import ir
 
-from .ir_util import create, defining_op, is_dynamic, walk_ops
+from .builder import OpBuilder
+from .ir_util import defining_op, is_dynamic, walk_ops
 from .registry import Pass
 
 _RESHAPES = ("stablehlo.reshape", "stablehlo.dynamic_reshape")
@@ -78,29 +79,13 @@ def match_softmax_normalization(op: ir.Operation) -> list[ir.Operation] | None:
     return chain[::-1]
 
 
-def _ones_like(v: ir.Value, loc, ip) -> ir.Value:
+def _ones_like(v: ir.Value, b: OpBuilder) -> ir.Value:
     t = ir.RankedTensorType(v.type)
-    elt = t.element_type
-    scalar_t = ir.RankedTensorType.get([], elt)
-    one = create("stablehlo.constant", [scalar_t], [],
-                 {"value": ir.DenseElementsAttr.get_splat(scalar_t, ir.FloatAttr.get(elt, 1.0))},
-                 loc=loc, ip=ip).result
+    one = b.hlo_scalar(1.0, t.element_type)
     if not any(is_dynamic(s) for s in t.shape):
-        return create("stablehlo.broadcast_in_dim", [t], [one],
-                      {"broadcast_dimensions": ir.DenseI64ArrayAttr.get([])}, loc=loc, ip=ip).result
-    i32 = ir.IntegerType.get_signless(32)
-    parts = []
-    for axis in range(t.rank):
-        d = create("stablehlo.get_dimension_size", [ir.RankedTensorType.get([], i32)], [v],
-                   {"dimension": ir.IntegerAttr.get(ir.IntegerType.get_signless(64), axis)},
-                   loc=loc, ip=ip).result
-        parts.append(create("stablehlo.reshape", [ir.RankedTensorType.get([1], i32)], [d],
-                            loc=loc, ip=ip).result)
-    shape = parts[0] if len(parts) == 1 else create(
-        "stablehlo.concatenate", [ir.RankedTensorType.get([t.rank], i32)], parts,
-        {"dimension": ir.IntegerAttr.get(ir.IntegerType.get_signless(64), 0)}, loc=loc, ip=ip).result
-    return create("stablehlo.dynamic_broadcast_in_dim", [t], [one, shape],
-                  {"broadcast_dimensions": ir.DenseI64ArrayAttr.get([])}, loc=loc, ip=ip).result
+        return b.hlo_broadcast_in_dim(one, t, [])
+    shape = b.hlo_concat([b.hlo_reshape(b.hlo_get_dimension_size(v, axis), [1]) for axis in range(t.rank)])
+    return b.hlo_broadcast_in_dim(one, t, [], shape)
 
 
 def convert_softmax_divide_to_reciprocal_multiply(op: ir.Operation, chain: list[ir.Operation]) -> None:
@@ -108,11 +93,9 @@ def convert_softmax_divide_to_reciprocal_multiply(op: ir.Operation, chain: list[
     reduce = chain[0]
     s = reduce.results[0]
     after = chain[1]  # the first user of the sum: reshape or broadcast
-    ip, loc = ir.InsertionPoint(after), op.location
-    r = create("stablehlo.divide", [s.type], [_ones_like(s, loc, ip), s], loc=loc, ip=ip).result
-    after.operands[0] = r
-    y = create("stablehlo.multiply", [op.results[0].type], [op.operands[0], op.operands[1]],
-               loc=loc, ip=ir.InsertionPoint(op)).result
+    b = OpBuilder(ip=ir.InsertionPoint(after), loc=op.location)
+    after.operands[0] = b.hlo_binary("divide", _ones_like(s, b), s)
+    y = OpBuilder(op).hlo_binary("multiply", op.operands[0], op.operands[1])
     op.results[0].replace_all_uses_with(y)
     op.erase()
 
