@@ -22,8 +22,8 @@ from dataclasses import dataclass
 
 from torch_mlir import ir
 
-from .builder import apply_patterns
-from .ir_util import create, defining_op
+from .builder import OpBuilder, apply_patterns
+from .ir_util import defining_op
 from .registry import Pass
 
 
@@ -74,28 +74,18 @@ def convert_stablehlo_convert_ceil_div(op: ir.Operation) -> bool:
     x = to_float.operands[0]
     if x.type != op.results[0].type:
         return False
-    ip, loc = ir.InsertionPoint(op), op.location
+    b = OpBuilder(op)
     if k < 0:   # ceil(x / k) == ceil(-x / -k)
-        x = create("stablehlo.negate", [x.type], [x], loc=loc, ip=ip).result
+        x = b.hlo_unary("negate", x)
         k = -k
     new = x
     if k != 1:
-        t = result_t
-        elt = t.element_type
-
-        def const(v: int) -> ir.Value:
-            attr = ir.DenseElementsAttr.get_splat(t, ir.IntegerAttr.get(elt, v))
-            return create("stablehlo.constant", [t], [], {"value": attr}, loc=loc, ip=ip).result
-
-        kk = const(k)
-        q = create("stablehlo.divide", [t], [x, kk], loc=loc, ip=ip).result
-        r = create("stablehlo.remainder", [t], [x, kk], loc=loc, ip=ip).result
-        i1 = ir.RankedTensorType.get(list(t.shape), ir.IntegerType.get_signless(1))
-        gt = create("stablehlo.compare", [i1], [r, const(0)],
-                    {"comparison_direction": ir.Attribute.parse("#stablehlo<comparison_direction GT>")},
-                    loc=loc, ip=ip).result
-        one = create("stablehlo.select", [t], [gt, const(1), const(0)], loc=loc, ip=ip).result
-        new = create("stablehlo.add", [t], [q, one], loc=loc, ip=ip).result
+        kk = b.hlo_splat(result_t, k)
+        q = b.hlo_binary("divide", x, kk)
+        r = b.hlo_binary("remainder", x, kk)
+        gt = b.hlo_compare("GT", r, b.hlo_splat(result_t, 0))
+        one = b.hlo_select(gt, b.hlo_splat(result_t, 1), b.hlo_splat(result_t, 0))
+        new = b.hlo_binary("add", q, one)
     op.results[0].replace_all_uses_with(new)
     op.erase()
     return True
