@@ -30,9 +30,9 @@ from dataclasses import dataclass
 
 from torch_mlir import ir
 
-from .builder import apply_patterns, comparison_direction
+from .builder import OpBuilder, apply_patterns, comparison_direction
 from .contract_attrs import ARG_SHAPES, MAX_DIM_SIZE, SYMBOLS
-from .ir_util import create, defining_op, remove_dead_ops
+from .ir_util import defining_op, remove_dead_ops
 from .registry import Pass
 
 _INF = float("inf")
@@ -230,8 +230,7 @@ def fold_by_ranges(op: ir.Operation, iv: _Intervals) -> ir.Value | None:
             return None
         t = op.results[0].type
         attr = ir.DenseElementsAttr.get_splat(t, ir.BoolAttr.get(bool(decided)))
-        return create("stablehlo.constant", [t], [], {"value": attr}, loc=op.location,
-                      ip=ir.InsertionPoint(op)).result
+        return OpBuilder(op).hlo_constant(attr)
     return None
 
 

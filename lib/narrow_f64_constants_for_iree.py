@@ -23,8 +23,8 @@ from dataclasses import dataclass
 import numpy as np
 from torch_mlir import ir
 
-from .builder import apply_patterns
-from .ir_util import create, defining_op, remove_dead_ops
+from .builder import OpBuilder, apply_patterns
+from .ir_util import defining_op, remove_dead_ops
 from .registry import Pass
 
 _NARROW = {"f32": np.float32, "f16": np.float16}
@@ -68,8 +68,7 @@ def convert_stablehlo_convert_of_f64_constant(op: ir.Operation) -> bool:
         return False
     values = np.ascontiguousarray(src[0].astype(kind).reshape(t.shape))
     attr = ir.DenseElementsAttr.get(values, type=t.element_type, shape=list(t.shape))
-    new = create("stablehlo.constant", [t], [], {"value": attr}, loc=op.location,
-                 ip=ir.InsertionPoint(op)).result
+    new = OpBuilder(op).hlo_constant(attr)
     op.results[0].replace_all_uses_with(new)
     op.erase()
     return True
