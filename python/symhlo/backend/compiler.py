@@ -21,9 +21,11 @@ import torch
 from symhlo.passes.ir_util import new_context
 from symhlo.passes.registry import PipelineError, run_pipeline
 
+from ..contract.containers import resolve_type_names
 from ..contract.dims import SymbolTable
 from ..contract.inputs import Profile, opt_static_inputs, profile_groups
 from ..contract.signature import treespec_loads
+from ..contract.standins import spec_type_names
 from ..errors import (CompileError, DeviceError, RuntimeCheckError, ShapeError, SymhloError,
                       UnsupportedOpError)
 from ..frontend.export import StableHLOProgram, export as _export, narrow_program
@@ -368,18 +370,25 @@ class CompiledModule:
                 f.write(v.vmfb)
 
     @classmethod
-    def load(cls, path: str | Path) -> "CompiledModule":
+    def load(cls, path: str | Path, *, containers: str = "import") -> "CompiledModule":
         """Reads a file written by `save`.
 
         Args:
           path: the file.
+          containers: "import" (default): the output and input container classes the file names
+            (a ModelOutput, a DynamicCache) are imported from their installed modules, so calls
+            return the same classes as the saved module did; "standin": nothing is imported and
+            classes this process does not know come back as dict stand-ins (for tools that need
+            the tensors only, e.g. `symhlo run`).
         Returns:
           a CompiledModule that checks shapes exactly as the saved one did.
         Raises:
           SymhloError: the file is missing, foreign, truncated or corrupt (checked before IREE
-          sees any byte of it).
+          sees any byte of it); with containers="import", a container class that cannot be
+          imported (named with its module).
         """
-        import torch.utils._pytree as pytree
+        if containers not in ("import", "standin"):
+            raise ValueError(f"containers must be 'import' or 'standin', got {containers!r}")
 
         try:
             data = Path(path).read_bytes()
@@ -401,6 +410,8 @@ class CompiledModule:
             header = json.loads(data[start:start + n].decode())
             if not isinstance(header, dict):
                 raise ValueError("the header is not a JSON object")
+            if containers == "import":  # before any spec is parsed: inputs' specs name them too
+                resolve_type_names(_header_type_names(header), strict=True)
             fmt = header.get("format")
             if fmt not in (1, 2):
                 raise SymhloError(f"'{path}' has format version {fmt!r}; this symhlo reads 1 and 2")
@@ -428,7 +439,8 @@ class CompiledModule:
                     raise ValueError("out_dtypes must be dtype names")
                 variants.append(Variant(vmfb, SymbolTable.from_json(e["symbols"]), profile, out_dtypes))
             symbols = SymbolTable.from_json(header["symbols"])
-            out_spec = treespec_loads(header["out_spec"]) if header.get("out_spec") else None
+            out_spec = (treespec_loads(header["out_spec"], strict=containers == "import")
+                        if header.get("out_spec") else None)
             target = header["target"]
             if target not in TARGETS:
                 raise ValueError(f"unknown target {target!r}")
@@ -439,6 +451,24 @@ class CompiledModule:
         except Exception as e:
             raise SymhloError(f"'{path}' is corrupt: {type(e).__name__}: {e}") from None
         return cls(variants[0].vmfb, symbols, target=target, out_spec=out_spec, variants=variants)
+
+
+def _header_type_names(header: dict) -> set[str]:
+    """The container type names in a saved module's pytree specs (outputs, and each variant's
+    signature: inputs and outputs)."""
+    texts = [header.get("out_spec")]
+    for table in [header.get("symbols")] + [e.get("symbols") for e in header.get("variants") or []
+                                             if isinstance(e, dict)]:
+        sig = table.get("signature") if isinstance(table, dict) else None
+        if isinstance(sig, dict):
+            texts += [sig.get("in_spec"), sig.get("out_spec")]
+    names: set[str] = set()
+    for text in texts:
+        if isinstance(text, str):
+            doc = json.loads(text)
+            if isinstance(doc, list) and len(doc) == 2:
+                names |= spec_type_names(doc[1])
+    return names
 
 
 def _header_digest(header: dict) -> str:
@@ -536,14 +566,19 @@ def _compile_profiles(model, groups, kwargs, target, target_arch, extra, verbose
                           out_spec=last.out_spec, stablehlo=None, times=times, variants=variants)
 
 
-def load(path: str | Path) -> CompiledModule:
+def load(path: str | Path, *, containers: str = "import") -> CompiledModule:
     """Loads a module saved with CompiledModule.save.
 
     Args:
       path: the file.
+      containers: "import" (default) imports the modules that define the container classes the
+        file names (transformers.modeling_outputs for a CausalLMOutputWithPast) so calls return
+        those classes, refusing a class that cannot be imported; "standin" imports nothing and
+        gives dict stand-ins for unknown classes (see CompiledModule.load).
     Returns:
       the CompiledModule (all its profile variants).
     Raises:
-      SymhloError: missing, foreign, truncated or corrupt file.
+      SymhloError: missing, foreign, truncated or corrupt file; a container class that cannot be
+      imported (naming the class and its module).
     """
-    return CompiledModule.load(path)
+    return CompiledModule.load(path, containers=containers)

@@ -13,7 +13,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import ShapeError, UnsupportedOpError
-from .standins import register_standins, spec_type_names
+from .containers import resolve_type_names
+from .standins import spec_type_names
 
 # -- the call signature --------------------------------------------------------------------------
 
@@ -259,9 +260,15 @@ def signature_of(ep) -> Signature:
 
 # -- pytree specs from files -----------------------------------------------------------------------
 
-def treespec_loads(text: str):
+def treespec_loads(text: str, *, strict: bool = False):
     """pytree.treespec_loads for a header from a file: refuses `__enum__` contexts, for which torch
-    imports the module the file names (running its top-level code) before building the spec."""
+    imports the module the file names (running its top-level code) before building the spec.
+
+    Args:
+      strict: the container classes the spec names are imported from their (installed) modules,
+        or refused naming class and module (symhlo.load); without it, a class this process does
+        not know gets a dict stand-in and nothing is imported (contract.containers).
+    """
     import torch.utils._pytree as pytree
 
     def has_enum(x) -> bool:
@@ -287,5 +294,5 @@ def treespec_loads(text: str):
     if not (isinstance(doc, list) and len(doc) == 2):
         raise ValueError("malformed output spec")
     check(doc[1])
-    register_standins(spec_type_names(doc[1]))
+    resolve_type_names(spec_type_names(doc[1]), strict=strict)
     return pytree.treespec_loads(text)

@@ -15,6 +15,7 @@ from symhlo.passes.registry import PipelineError, run_pipeline
 
 from ..contract.attributes import (drop_constant_args, main_func, read_contract, readable_names,
                                    torch_debug_names, write_contract)
+from ..contract.containers import register_containers
 from ..contract.dims import SymbolTable, from_exported_program, parse_shape_expr, user_names
 from ..contract.inputs import (apply_input_names, bind_to_parameters, inputs_to_export_spec,
                                narrow_to_inputs)
@@ -110,6 +111,7 @@ def _export_module(model, args, kwargs, dynamic_shapes):
             raise SymhloError(f"export takes an nn.Module, an ExportedProgram or a function, "
                               f"not {type(model).__name__}")
         model = FunctionModule(model)
+    register_containers()  # transformers' KV caches as inputs and outputs (contract.containers)
     try:
         with TORCH_LOCK:
             return torch.export.export(model, tuple(args or ()), kwargs=kwargs or None,
