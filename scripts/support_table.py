@@ -236,6 +236,12 @@ ROWS: tuple[Row, ...] = (
         "`torch._higher_order_ops.while_loop` with a trip count from a `?` size (`i < x.shape[0] // 2`) "
         "and a data-dependent stop, a `?`-sized loop state -> `stablehlo.while`",
         ("test_control_flow.py::test_while_loop_trip_count_from_a_dynamic_size",)),
+    Row("op", "control flow: scan, map",
+        "`torch._higher_order_ops.scan` (several carries, `dim=1`, `reverse=True`) and `map` over "
+        "`?` rows -> a `stablehlo.while` reading each row with a gather and writing it with a "
+        "one-row scatter",
+        ("test_control_flow.py::test_scan_over_dynamic_lengths_both_ways",
+         "test_control_flow.py::test_map_over_dynamic_rows")),
     Row("op", "scatter reductions",
         "scatter_reduce sum / prod / mean / amax / amin with and without self, integer mean, "
         "index_reduce, scatter(reduce=), put (accumulate, negative indices), masked_scatter, "
@@ -313,6 +319,10 @@ ROWS: tuple[Row, ...] = (
         "resize_as_: the error names the op and its source line",
         ("test_shapes_views.py::test_dynamic_kernel_and_failed_retrace_are_refused_by_name",
          "test_sort_select.py::test_transposed_conv_with_dynamic_kernel_is_refused")),
+    Row("data-dependent", "other higher-order ops (flex_attention, ...)",
+        "a higher-order op other than cond / while_loop / scan / map: the error names "
+        "`torch.ops.higher_order.<op>` and its source line",
+        ("test_control_flow.py::test_other_higher_order_ops_are_refused_by_name",)),
     Row("data-dependent", "Python-number outputs (Tensor.item())",
         "a non-tensor output: the error names the op and its source line",
         ("test_shapes_views.py::test_python_number_output_is_refused_by_name",)),

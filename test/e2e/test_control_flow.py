@@ -3,15 +3,23 @@ sizes, every branch taken.
 
 symhlo imports `torch.cond` as `torch.prim.If` (frontend.control_flow) and torch.export's
 `while_loop` as `torch.prim.Loop`; symhlo-lower-torch-control-flow makes them `stablehlo.if` and
-`stablehlo.while` whose regions compute their `?` sizes from their own values.
+`stablehlo.while` whose regions compute their `?` sizes from their own values. `scan` and
+`map` become the same while loop over the rows of their sequence (read with a gather, written
+with a one-row scatter), for any number of rows.
 """
 
 from __future__ import annotations
 
+import pytest
 import torch
 from torch.export import Dim
 
+from torch._higher_order_ops.map import map as map_rows
+from torch._higher_order_ops.scan import scan
 from torch._higher_order_ops.while_loop import while_loop
+from torch.nn.attention.flex_attention import flex_attention
+
+import symhlo
 
 from e2e_harness import check_model, randn
 
@@ -75,3 +83,56 @@ def test_while_loop_trip_count_from_a_dynamic_size():
     sizes = [(randn(1, 4), w), (randn(5, 4), w), (randn(17, 4), w)]   # 0, 2 and 8 iterations
     check_model("while_over_rows", WhileOverRows(), (randn(6, 4), w),
                 ({0: Dim("b", max=64)}, None), sizes, atol=1e-5)
+
+
+class ScanBothWays(torch.nn.Module):
+    """A running sum and a decaying running max, forward over the rows and backward over the
+    columns (`dim=1, reverse=True`): a `?` scan length, `?` carries and stacked outputs."""
+
+    def forward(self, x):
+        def step(c, xi):
+            s, m = c
+            s, m = s + xi, torch.maximum(m * 0.9, xi)
+            return (s, m), s * m
+
+        (s, m), ys = scan(step, (torch.zeros_like(x[0]), x[0]), x)
+        last, zs = scan(lambda c, xi: (c + xi.cos(), c * 2), x.new_zeros(x.shape[0]), x, dim=1,
+                        reverse=True)
+        return s, m, ys, last, zs
+
+
+class MapOverRows(torch.nn.Module):
+    """torch's `map` over the `?` rows, with an input shared by every row."""
+
+    def forward(self, x, y):
+        return map_rows(lambda xi, y: (xi.sin() + y).sum(0, keepdim=True) * xi, x, y)
+
+
+def test_scan_over_dynamic_lengths_both_ways():
+    sizes = [(randn(1, 2),), (randn(5, 9),), (randn(13, 3),)]
+    check_model("scan_both_ways", ScanBothWays(), (randn(6, 4),),
+                ({0: Dim("b", max=64), 1: Dim("n", max=64)},), sizes, atol=1e-5)
+
+
+def test_map_over_dynamic_rows():
+    y = randn(5)
+    sizes = [(randn(1, 5), y), (randn(4, 5), y), (randn(11, 5), y)]
+    check_model("map_over_rows", MapOverRows(), (randn(6, 5), y), ({0: Dim("b", max=64)}, None),
+                sizes, atol=1e-5)
+
+
+class FlexAttention(torch.nn.Module):
+    def forward(self, q, k, v):
+        return flex_attention(q, k, v, score_mod=lambda s, b, h, i, j: s + (i - j))
+
+
+def test_other_higher_order_ops_are_refused_by_name():
+    """flex_attention reaches symhlo as a higher-order op it has no StableHLO lowering for."""
+    q = randn(2, 2, 16, 8)
+    b = Dim("b", max=8)
+    with pytest.raises(symhlo.UnsupportedOpError,
+                       match=r"unsupported op 'torch\.ops\.higher_order\.flex_attention' "
+                             r"\(FX node 'flex_attention'\) at .*test_control_flow\.py:\d+ in "
+                             r"forward: symhlo lowers the higher-order ops cond, while_loop, scan, "
+                             r"map_impl"):
+        symhlo.export(FlexAttention(), (q, q, q), dynamic_shapes=({0: b}, {0: b}, {0: b}))

@@ -4,6 +4,7 @@
 # RUN: %python %s | FileCheck %s
 
 import torch
+from torch._higher_order_ops.scan import scan
 from torch._higher_order_ops.while_loop import while_loop
 from torch.export import Dim
 
@@ -78,3 +79,23 @@ print(symhlo.export(WhileOverRows(), (torch.randn(4, 3),), dynamic_shapes=ds).te
 # CHECK:         }
 # CHECK-NOT:     {{(arith|tensor|shape|torch|torch_c|chlo|scf)\.}}
 # CHECK:         return %[[W]]#1, %[[W]]#2
+
+
+class RunningSum(torch.nn.Module):
+    def forward(self, x):
+        return scan(lambda c, xi: (c + xi, c * 2), x.new_zeros(x.shape[1]), x)
+
+
+# scan: a while loop over the `?` rows, each read with a gather and written with a one-row
+# scatter into a `?x3` buffer sized before the loop.
+print(symhlo.export(RunningSum(), (torch.randn(4, 3),), dynamic_shapes=ds).text)
+# CHECK-LABEL: func.func @main
+# CHECK-SAME:    (%arg0: tensor<?x3xf32>) -> (tensor<3xf32>, tensor<?x3xf32>)
+# CHECK:         %[[BUF:.*]] = stablehlo.dynamic_broadcast_in_dim %{{.*}} -> tensor<?x3xf32>
+# CHECK:         %[[W:.*]]:4 = stablehlo.while(%{{.*}} = %{{.*}}, %[[I:.*]] = %{{.*}}, %[[C:.*]] = %{{.*}}, %[[B:.*]] = %[[BUF]]) : tensor<i1>, tensor<i64>, tensor<3xf32>, tensor<?x3xf32>
+# CHECK:         } do {
+# CHECK:           %[[ROW:.*]] = stablehlo.reshape %[[I]] : (tensor<i64>) -> tensor<1xi64>
+# CHECK:           "stablehlo.{{(dynamic_)?}}gather"(%arg0, %[[ROW]]
+# CHECK:           "stablehlo.scatter"(%[[B]],
+# CHECK:           }) : (tensor<?x3xf32>, tensor<1x1xi64>, tensor<1x3xf32>) -> tensor<?x3xf32>
+# CHECK:         return %[[W]]#2, %[[W]]#3

@@ -27,8 +27,9 @@ verify). ControlFlowImporter extends the importer (no fork of torch-mlir) with b
 
 The torch backend pipeline inlines the calls into the regions; symhlo-lower-torch-control-flow
 then turns `torch.prim.If` / the while-form `torch.prim.Loop` into `stablehlo.if` /
-`stablehlo.while`. Higher-order ops with no such lowering (`scan`, `map_impl`, ...) are refused
-before import by refusals.reject_unimportable_nodes, naming the op and the source line.
+`stablehlo.while`. `scan` and `map_impl` become the same while-form loop over the rows of their
+sequence (_import_row_loop). Any other higher-order op is refused before import
+(refusals.reject_unsupported_higher_order_ops), naming the op and its source line.
 """
 
 from __future__ import annotations
@@ -38,11 +39,10 @@ import torch
 from torch_mlir import ir
 from torch_mlir.extras import fx_importer as _fxi
 
-from symhlo.passes.builder import OpBuilder
+from symhlo.passes.builder import OpBuilder, vtensor_sizes_and_dtype, vtensor_type
 
-# The HOPs that ControlFlowImporter (and torch-mlir's own importer) turn into torch control flow
-# that symhlo-lower-torch-control-flow lowers to StableHLO.
-IMPORTED_HOPS = ("cond", "while_loop")
+from ..errors import UnsupportedOpError
+from .refusals import node_source_line
 
 
 def _branch_func_name(importer: "_fxi.GraphNodeImporter", node: torch.fx.Node) -> str:
@@ -103,9 +103,10 @@ class ControlFlowImporter(_fxi.GraphNodeImporter):
         vals = list(val) if isinstance(val, (list, tuple)) else [val]
         for v in vals:
             if not isinstance(v, torch.Tensor):
-                raise NotImplementedError(
-                    f"while_loop carries a {type(v).__name__}; symhlo lowers loops over tensor "
-                    "values only (carry a 0-d tensor instead of a Python int)")
+                raise UnsupportedOpError(
+                    f"unsupported op 'torch.ops.higher_order.while_loop' (FX node '{node.name}') "
+                    f"at {node_source_line(node)}: it carries a {type(v).__name__}; symhlo lowers "
+                    "loops over tensor values only (carry a 0-d tensor instead of a Python int)")
         result_types = [self._cc.value_info_to_type(v) for v in vals]
         b = OpBuilder(ip=ir.InsertionPoint.current, loc=loc)
         bool_t = self._cc.torch_bool_type
@@ -128,3 +129,141 @@ class ControlFlowImporter(_fxi.GraphNodeImporter):
         self._multi_result_nodes.add(node)
         for i, value in enumerate(loop.results):
             self.bind_node_value(node, value, i)
+
+    # -- scan and map: a while loop over the rows of `xs` ------------------------------------
+
+    def _import_hop_scan(self, loc: ir.Location, node: torch.fx.Node, hop) -> None:
+        """torch.ops.higher_order.scan(combine_fn, init, xs, additional) -> a while-form
+        torch.prim.Loop over the rows of xs (see _import_row_loop)."""
+        combine, init, xs, additional = node.args[:4]
+        self._import_row_loop(loc, node, _branch_func_name(self, combine), list(init), list(xs),
+                              list(additional))
+
+    def _import_hop_map_impl(self, loc: ir.Location, node: torch.fx.Node, hop) -> None:
+        """torch.ops.higher_order.map_impl(body_fn, xs, additional) -> a while-form
+        torch.prim.Loop over the rows of xs (see _import_row_loop)."""
+        body, xs, additional = node.args[:3]
+        self._import_row_loop(loc, node, _branch_func_name(self, body), [], list(xs),
+                              list(additional))
+
+    def _import_row_loop(self, loc, node, fn_name: str, init: list, xs: list,
+                         additional: list) -> None:
+        """`fn(carry..., x[i]..., additional...) -> (carry'..., y...)` for i in 0..n-1, n =
+        xs[0].shape[0] (`?` or not), the ys stacked along a new axis 0 ==>
+
+            %i0 = zeros [] si64 ; %bufs = zeros [n, *y.shape] ; %n = aten.size.int xs0, 0
+            torch.prim.Loop INT64_MAX, (%i0 < %n), init(%i0, %carry..., %bufs...) {
+              %r = unsqueeze %i, 0                         (the row index as a [1] tensor)
+              %x = squeeze.dim (index_select %xs, 0, %r), 0
+              %c', %y = func.call @fn(%carry, %x, %additional)
+              %buf' = index_put %buf, [%r], (unsqueeze %y, 0)
+              condition (%i + 1 < %n), iter(%i + 1, %c', %buf')
+            }
+
+        The row index is a 0-d tensor throughout (no `.item()`): the rows are read with a gather
+        and written with a scatter of one row, so n stays `?` and n = 0 runs no iteration. A
+        y axis that is symbolic must be an axis of one of the loop's operands (its size is read
+        from there); anything else is refused by name.
+        """
+        b = OpBuilder(ip=ir.InsertionPoint.current, loc=loc)
+        cc = self._cc
+        int_t, bool_t = cc.torch_int_type, cc.torch_bool_type
+        val = node.meta.get("val")
+        outs = list(val) if isinstance(val, (list, tuple)) else [val]
+        op = f"unsupported op '{node.target}' (FX node '{node.name}') at {node_source_line(node)}"
+        if not xs:
+            raise UnsupportedOpError(f"{op}: no sequence to loop over")
+        for v in outs:
+            if not isinstance(v, torch.Tensor):
+                raise UnsupportedOpError(f"{op}: it returns a {type(v).__name__}; symhlo lowers "
+                                         "it over tensor values only")
+        carry_vals, y_vals = outs[:len(init)], outs[len(init):]
+        init_v = [self._import_argument(loc, a) for a in init]
+        xs_v = [self._import_argument(loc, a) for a in xs]
+        extra_v = [self._import_argument(loc, a) for a in additional]
+
+        def const_int(v: int) -> ir.Value:
+            return b.value("torch.constant.int", [int_t], [], {"value": cc.integer_attr(v, 64)})
+
+        none = b.value("torch.constant.none", [ir.Type.parse("!torch.none")], [])
+        operands = [(a, v) for a, v in zip(init + xs + additional, init_v + xs_v + extra_v)
+                    if isinstance(a, torch.fx.Node) and isinstance(a.meta.get("val"), torch.Tensor)]
+
+        def size_of(d, what: str) -> ir.Value:
+            if isinstance(d, int):
+                return const_int(d)
+            for a, v in operands:
+                for axis, s in enumerate(a.meta["val"].shape):
+                    if isinstance(s, torch.SymInt) and s.node.expr == d.node.expr:
+                        return b.value("torch.aten.size.int", [int_t], [v, const_int(axis)])
+            raise UnsupportedOpError(
+                f"{op}: {what} has the symbolic size {d}, which is no axis of the loop's "
+                "operands; symhlo cannot size the stacked output before the loop")
+
+        zero = const_int(0)
+        n = b.value("torch.aten.size.int", [int_t], [xs_v[0], zero])
+        scalar_i64 = cc.get_vtensor_type(torch.Size([]), torch.int64)
+        row_t = cc.get_vtensor_type(torch.Size([1]), torch.int64)
+        pred_t = cc.get_vtensor_type(torch.Size([]), torch.bool)
+
+        i0 = b.value("torch.aten.zeros", [scalar_i64],
+                     [b.value("torch.prim.ListConstruct", [ir.Type.parse("!torch.list<int>")], []),
+                      const_int(_fxi.TORCH_DTYPE_TO_INT[torch.int64]), none, none, none])
+        bufs, buf_types = [], []
+        for k, y in enumerate(y_vals):
+            sizes = [n] + [size_of(d, f"output {len(init) + k} axis {axis + 1}")
+                           for axis, d in enumerate(y.shape[1:])]
+            t = cc.value_info_to_type(y)
+            lst = b.value("torch.prim.ListConstruct", [ir.Type.parse("!torch.list<int>")], sizes)
+            fill = (b.value("torch.constant.float", [ir.Type.parse("!torch.float")], [],
+                            {"value": ir.FloatAttr.get_f64(0.0)})
+                    if y.dtype.is_floating_point else zero)
+            bufs.append(b.value("torch.aten.full", [t],
+                                [lst, fill, const_int(_fxi.TORCH_DTYPE_TO_INT[y.dtype]), none,
+                                 none, none]))
+            buf_types.append(t)
+        carry_types = [cc.value_info_to_type(v) for v in carry_vals]
+
+        def go(bb: OpBuilder, i: ir.Value) -> ir.Value:
+            lt = bb.value("torch.aten.lt.Scalar", [pred_t], [i, n])
+            return bb.value("torch.aten.Bool.Tensor", [bool_t], [lt])
+
+        max_trip = const_int(torch.iinfo(torch.int64).max)
+        loop_types = [scalar_i64] + carry_types + buf_types
+        loop = b.create("torch.prim.Loop", loop_types,
+                        [max_trip, go(b, i0), i0] + init_v + bufs, regions=1)
+        with loc:
+            block = loop.regions[0].blocks.append(int_t, *loop_types)
+        lb = OpBuilder(ip=ir.InsertionPoint(block), loc=loc)
+        i, *rest = list(block.arguments)[1:]
+        carries, old_bufs = rest[:len(init)], rest[len(init):]
+        l_zero = lb.value("torch.constant.int", [int_t], [], {"value": cc.integer_attr(0, 64)})
+        l_one = lb.value("torch.constant.int", [int_t], [], {"value": cc.integer_attr(1, 64)})
+        row = lb.value("torch.aten.unsqueeze", [row_t], [i, l_zero])
+        slices = []
+        for x in xs_v:
+            sizes, dtype = vtensor_sizes_and_dtype(x.type)
+            picked = lb.value("torch.aten.index_select", [vtensor_type([1] + sizes[1:], dtype)],
+                              [x, l_zero, row])
+            slices.append(lb.value("torch.aten.squeeze.dim", [vtensor_type(sizes[1:], dtype)],
+                                   [picked, l_zero]))
+        fn_types = carry_types + [vtensor_type(vtensor_sizes_and_dtype(t)[0][1:],
+                                               vtensor_sizes_and_dtype(t)[1]) for t in buf_types]
+        call = lb.create("func.call", fn_types, carries + slices + extra_v,
+                         {"callee": ir.FlatSymbolRefAttr.get(fn_name)})
+        results = list(call.results)
+        new_carries, ys = results[:len(init)], results[len(init):]
+        index_list = lb.value("torch.prim.ListConstruct",
+                              [ir.Type.parse("!torch.list<optional<vtensor>>")], [row])
+        false = lb.value("torch.constant.bool", [bool_t], [], {"value": ir.BoolAttr.get(False)})
+        new_bufs = []
+        for y, buf in zip(ys, old_bufs):
+            sizes, dtype = vtensor_sizes_and_dtype(y.type)
+            y1 = lb.value("torch.aten.unsqueeze", [vtensor_type([1] + sizes, dtype)], [y, l_zero])
+            new_bufs.append(lb.value("torch.aten.index_put", [buf.type],
+                                     [buf, index_list, y1, false]))
+        i1 = lb.value("torch.aten.add.Scalar", [scalar_i64], [i, l_one, l_one])
+        lb.create("torch.prim.Loop.condition", [], [go(lb, i1), i1] + new_carries + new_bufs)
+        self._multi_result_nodes.add(node)
+        for k, value in enumerate(list(loop.results)[1:]):
+            self.bind_node_value(node, value, k)

@@ -15,6 +15,7 @@ import re
 
 import sympy
 import torch
+from torch._ops import HigherOrderOperator
 
 from symhlo.passes.contract_attrs import MAX_DIM_SIZE
 
@@ -72,10 +73,12 @@ def reject_data_dependent_ops(ep) -> None:
 
 def node_source_line(node, default: str = "unknown source line", code: bool = False) -> str:
     """`file:line in fn` of the user's frame that made FX node `node` (its last stack_trace
-    frame), with that line's code when `code`; `default` without a trace."""
+    frame, skipping the graph code dynamo generated, `<eval_with_key>.N`, which a higher-order
+    op's trace ends in), with that line's code when `code`; `default` without a trace."""
     trace = node.meta.get("stack_trace") or ""
     frames = re.findall(r'File "([^"]+)", line (\d+), in (\S+)'
                         r'(?:\n(?![ \t]*File ")[ \t]*(.*))?', trace)
+    frames = [f for f in frames if not f[0].startswith("<eval_with_key>")] or frames
     if not frames:
         return default
     file, line, fn, text = frames[-1]
@@ -149,13 +152,41 @@ def reject_float_size_arithmetic(ep) -> None:
             "binary-fraction scale to interpolate, scale= to attention, or make that axis static")
 
 
+# The higher-order ops symhlo imports (frontend.control_flow.ControlFlowImporter) and lowers
+# to StableHLO control flow; `with_effects` has its own refusal.
+LOWERED_HOPS = ("cond", "while_loop", "scan", "map_impl")
+
+
+def reject_unsupported_higher_order_ops(ep) -> None:
+    """Raises UnsupportedOpError for a higher-order op (in the program or any branch / body
+    graph) that symhlo does not lower to StableHLO control flow (`associative_scan`,
+    `invoke_subgraph`, `flex_attention`, ...), naming it and its source line: torch-mlir's
+    importer would stop with "Higher-order operation ... not implemented", or import it as an op
+    no StableHLO lowering takes."""
+    for gm in ep.graph_module.modules():
+        if not isinstance(gm, torch.fx.GraphModule):
+            continue
+        for node in gm.graph.nodes:
+            if node.op != "call_function" or not isinstance(node.target, HigherOrderOperator):
+                continue
+            name = node.target.name()
+            if name in LOWERED_HOPS or name == "with_effects":
+                continue
+            raise UnsupportedOpError(
+                f"unsupported op 'torch.ops.higher_order.{name}' (FX node '{node.name}') at "
+                f"{node_source_line(node)}: symhlo lowers the higher-order ops "
+                f"{', '.join(LOWERED_HOPS)} to StableHLO control flow, and no other")
+
+
 def reject_unimportable_nodes(ep) -> None:
     """The refusals of nodes torch-mlir's FX importer cannot take (element types, float size
-    arithmetic, side effects), each naming the op and its source line. Run on the exported
-    program (the user's op names) and again after decomposing (what decompositions add)."""
+    arithmetic, side effects, higher-order ops other than LOWERED_HOPS), each naming the op and
+    its source line. Run on the exported program (the user's op names) and again after
+    decomposing (what decompositions add)."""
     reject_unsupported_dtypes(ep)
     reject_float_size_arithmetic(ep)
     reject_side_effects(ep)
+    reject_unsupported_higher_order_ops(ep)
 
 
 def counterexample(expr, ranges, premises=(), hints=None, limit: int = 4096) -> dict | None:
