@@ -45,6 +45,7 @@ from torch_mlir._mlir_libs import _stablehlo
 from .builder import OpBuilder, apply_patterns, dense_attr, gather_dimension_numbers, symbol_refs
 from .ir_util import is_dynamic, walk_ops
 from .registry import Pass, PassFailure
+from .size_exprs import make
 from .size_facts import SizeFacts
 
 _I64 = lambda: ir.IntegerType.get_signless(64)  # noqa: E731
@@ -179,7 +180,6 @@ def convert_dynamic_reduce_window(module: ir.Module, op: ir.Operation, facts: Si
 
 
 def _minus_one(n):
-    from .size_facts import make
     return make("add", n, -1)
 
 

@@ -19,7 +19,7 @@ go:
         {args = "[[\22dim\22, 0, 0]]", cond = "[\22ge\22, [\22dim\22, 0, 0], 1]", message = "b = {0} < 1"}]} {
       ...                                                    (no custom_call)
 
-`cond` and `args` are JSON expressions over `["dim", argument, axis]` (lib/size_facts.py gives
+`cond` and `args` are JSON expressions over `["dim", argument, axis]` (lib/size_exprs.py gives
 the grammar). A predicate that depends on anything but input sizes (tensor values), or an
 assertion outside the entry function (run symhlo-inline-private-calls first), fails the pass
 naming the op: a shape rule is never dropped.
@@ -35,6 +35,7 @@ from torch_mlir import ir
 from .ir_util import walk_ops
 from .registry import Pass, PassFailure
 from .contract_attrs import SHAPE_ASSERTIONS
+from .size_exprs import key as _key
 from .size_facts import SizeFacts, main_function
 
 
@@ -52,7 +53,6 @@ def implied_size_checks(main: ir.Operation, facts: SizeFacts) -> list[ir.Attribu
     `stablehlo.add %x, %y` have equal shapes): IREE trusts them, and a call breaking one would read
     past a buffer. Only equalities between input sizes not already the same expression."""
     from .ir_util import is_dynamic
-    from .size_facts import _key
 
     for op in walk_ops(main):
         for r in op.results:

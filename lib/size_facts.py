@@ -3,33 +3,21 @@
 Used where a module does not carry symhlo's contract attributes (StableHLO from jax.export,
 torch_xla, a hand-written file): a rewrite that depends on two sizes being equal must prove it.
 
-Expressions are JSON-friendly trees over the function's argument sizes:
-
-    ["dim", k, axis]            size of argument k along `axis` (the leaves)
-    7                           an integer constant (booleans are 0 / 1)
-    ["add", a, b], ["sub", ...], ["mul", ...], ["div", ...] (truncating, as stablehlo.divide),
-    ["rem", ...] (sign of the dividend), ["max", ...], ["min", ...], ["neg", a], ["abs", a],
-    ["sign", a], ["and", a, b], ["or", ...], ["xor", ...], ["not", a] (booleans),
-    ["eq" | "ne" | "lt" | "le" | "gt" | "ge", a, b], ["select", c, a, b]
-    ["opaque", n, axis]         a size the analysis cannot express (equal only to itself)
-
-`evaluate` computes an expression from the argument shapes;
-python/symhlo/contract/shape_assertions.py has the same semantics for call-time checks, without
-importing MLIR.
+Sizes are size expressions over the function's argument sizes (lib/size_exprs.py: the one
+grammar, builder `make` and evaluator).
 """
 
 from __future__ import annotations
 
 import json
-from typing import Any, Sequence
+from typing import Sequence
 
 from torch_mlir import ir
 
 from .contract_attrs import CONTRACT_ATTRS, SHAPE_ASSERTIONS
 from .builder import comparison_direction, dot_dimension_numbers, reassociation_groups
 from .ir_util import defining_op, is_dynamic
-
-Expr = Any  # int | list
+from .size_exprs import Expr, key as _key, make
 
 # Elementwise ops: the result has the operands' shape, and StableHLO requires the operands'
 # shapes to be equal (a `?` never broadcasts in them).
@@ -47,68 +35,6 @@ _BINARY = {"stablehlo.add": "add", "stablehlo.subtract": "sub", "stablehlo.multi
 _UNARY = {"stablehlo.negate": "neg", "stablehlo.abs": "abs", "stablehlo.sign": "sign",
           "stablehlo.not": "not"}
 _COMPARE = {"EQ": "eq", "NE": "ne", "LT": "lt", "LE": "le", "GT": "gt", "GE": "ge"}
-
-
-def _trunc_div(a: int, b: int) -> int:
-    q = abs(a) // abs(b)
-    return q if (a >= 0) == (b >= 0) else -q
-
-
-def _trunc_rem(a: int, b: int) -> int:
-    return a - b * _trunc_div(a, b)
-
-
-_FOLD = {
-    "add": lambda a, b: a + b, "sub": lambda a, b: a - b, "mul": lambda a, b: a * b,
-    "div": lambda a, b: _trunc_div(a, b) if b else None,
-    "rem": lambda a, b: _trunc_rem(a, b) if b else None,
-    "max": max, "min": min, "and": lambda a, b: a & b, "or": lambda a, b: a | b,
-    "xor": lambda a, b: a ^ b,
-    "eq": lambda a, b: int(a == b), "ne": lambda a, b: int(a != b), "lt": lambda a, b: int(a < b),
-    "le": lambda a, b: int(a <= b), "gt": lambda a, b: int(a > b), "ge": lambda a, b: int(a >= b),
-    "neg": lambda a: -a, "abs": abs, "sign": lambda a: (a > 0) - (a < 0), "not": lambda a: 1 - a,
-    "select": lambda c, a, b: a if c else b,
-}
-
-
-def make(op: str, *args: Expr) -> Expr:
-    """Builds `[op, *args]`, folding constants and a few identities."""
-    if all(isinstance(a, int) for a in args):
-        v = _FOLD[op](*args)
-        if v is not None:
-            return v
-    if op in ("add", "sub") and args[1] == 0:
-        return args[0]
-    if op == "add" and args[0] == 0:
-        return args[1]
-    if op == "mul" and 1 in args:
-        return args[1] if args[0] == 1 else args[0]
-    if op == "div" and args[1] == 1:
-        return args[0]
-    if op == "select" and isinstance(args[0], int):
-        return args[1] if args[0] else args[2]
-    if op in ("add", "mul", "max", "min", "eq", "ne", "and", "or") and _key(args[1]) < _key(args[0]):
-        args = (args[1], args[0])  # commutative: one spelling
-    return [op, *args]
-
-
-def _key(e: Expr) -> str:
-    return json.dumps(e)
-
-
-def evaluate(e: Expr, shapes: Sequence[Sequence[int]]) -> int:
-    """The value of `e` for argument shapes `shapes` (ValueError on an opaque leaf)."""
-    if isinstance(e, int):
-        return e
-    if e[0] == "dim":
-        return int(shapes[e[1]][e[2]])
-    if e[0] == "opaque":
-        raise ValueError("an opaque size has no value")
-    args = [evaluate(a, shapes) for a in e[1:]]
-    v = _FOLD[e[0]](*args)
-    if v is None:
-        raise ValueError(f"division by zero in {_key(e)}")
-    return v
 
 
 class SizeFacts:

@@ -1,0 +1,116 @@
+"""Size expressions: the one grammar, builder and evaluator of sizes over a function's inputs.
+
+Not a pass, and no MLIR: lib/size_facts.py derives these expressions from the IR,
+symhlo-lower-shape-assertions records them on @main (`symhlo.shape_assertions`), and
+python/symhlo/contract/shape_assertions.py validates the recorded ones and evaluates them at
+call time. Expressions are JSON-friendly trees over the function's argument sizes:
+
+    ["dim", k, axis]            size of argument k along `axis` (the leaves)
+    7                           an integer constant (booleans are 0 / 1)
+    ["add", a, b], ["sub", ...], ["mul", ...], ["div", ...] (truncating, as stablehlo.divide),
+    ["rem", ...] (sign of the dividend), ["max", ...], ["min", ...], ["neg", a], ["abs", a],
+    ["sign", a], ["and", a, b], ["or", ...], ["xor", ...], ["not", a] (booleans),
+    ["eq" | "ne" | "lt" | "le" | "gt" | "ge", a, b], ["select", c, a, b]
+    ["opaque", n, axis]         a size the analysis cannot express (equal only to itself; never
+                                recorded, so `validate` refuses it)
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Sequence
+
+Expr = Any  # int | list
+
+_MAX_NODES = 10_000
+
+
+def _trunc_div(a: int, b: int) -> int:
+    q = abs(a) // abs(b)
+    return q if (a >= 0) == (b >= 0) else -q
+
+
+def _trunc_rem(a: int, b: int) -> int:
+    return a - b * _trunc_div(a, b)
+
+
+# Each operation's value on integers (x / 0 and x % 0 are None: no value).
+OPS = {
+    "add": lambda a, b: a + b, "sub": lambda a, b: a - b, "mul": lambda a, b: a * b,
+    "div": lambda a, b: _trunc_div(a, b) if b else None,
+    "rem": lambda a, b: _trunc_rem(a, b) if b else None,
+    "max": max, "min": min, "and": lambda a, b: a & b, "or": lambda a, b: a | b,
+    "xor": lambda a, b: a ^ b,
+    "eq": lambda a, b: int(a == b), "ne": lambda a, b: int(a != b), "lt": lambda a, b: int(a < b),
+    "le": lambda a, b: int(a <= b), "gt": lambda a, b: int(a > b), "ge": lambda a, b: int(a >= b),
+    "neg": lambda a: -a, "abs": abs, "sign": lambda a: (a > 0) - (a < 0), "not": lambda a: 1 - a,
+    "select": lambda c, a, b: a if c else b,
+}
+_ARITY = {"neg": 1, "abs": 1, "sign": 1, "not": 1, "select": 3}
+
+
+def key(e: Expr) -> str:
+    """One spelling of `e` (to compare and hash expressions)."""
+    return json.dumps(e)
+
+
+def make(op: str, *args: Expr) -> Expr:
+    """Builds `[op, *args]`, folding constants and a few identities."""
+    if all(isinstance(a, int) for a in args):
+        v = OPS[op](*args)
+        if v is not None:
+            return v
+    if op in ("add", "sub") and args[1] == 0:
+        return args[0]
+    if op == "add" and args[0] == 0:
+        return args[1]
+    if op == "mul" and 1 in args:
+        return args[1] if args[0] == 1 else args[0]
+    if op == "div" and args[1] == 1:
+        return args[0]
+    if op == "select" and isinstance(args[0], int):
+        return args[1] if args[0] else args[2]
+    if op in ("add", "mul", "max", "min", "eq", "ne", "and", "or") and key(args[1]) < key(args[0]):
+        args = (args[1], args[0])  # commutative: one spelling
+    return [op, *args]
+
+
+def validate(e: Any, num_inputs: int | None = None, _count: list | None = None) -> None:
+    """Checks that `e` (data, e.g. read from a file) is an expression of the grammar without an
+    opaque leaf, and not over `num_inputs` inputs when given (ValueError otherwise)."""
+    count = _count if _count is not None else [0]
+    count[0] += 1
+    if count[0] > _MAX_NODES:
+        raise ValueError("shape assertion expression too large")
+    if type(e) is int:
+        return
+    if not isinstance(e, list) or not e or not isinstance(e[0], str):
+        raise ValueError(f"not a size expression: {str(e)[:80]}")
+    op, args = e[0], e[1:]
+    if op == "dim":
+        if len(args) != 2 or any(type(a) is not int or a < 0 for a in args) or (
+                num_inputs is not None and args[0] >= num_inputs):
+            raise ValueError(f"bad dim reference: {str(e)[:80]}")
+        return
+    arity = _ARITY.get(op, 2 if op in OPS else None)
+    if arity is None or len(args) != arity:
+        raise ValueError(f"unknown size operation: {str(e)[:80]}")
+    for a in args:
+        validate(a, num_inputs, count)
+
+
+def evaluate(e: Expr, shapes: Sequence[Sequence[int]]) -> int:
+    """The value of `e` for the argument shapes `shapes`. x / 0 and x % 0 are 0 (StableHLO leaves
+    them implementation-defined; never a Python error here). ValueError for an opaque leaf or an
+    axis past an argument's rank."""
+    if isinstance(e, int):
+        return e
+    if e[0] == "dim":
+        shape = shapes[e[1]]
+        if e[2] >= len(shape):
+            raise ValueError(f"input {e[1]} has rank {len(shape)}; a shape assertion reads axis {e[2]}")
+        return int(shape[e[2]])
+    if e[0] == "opaque":
+        raise ValueError("an opaque size has no value")
+    v = OPS[e[0]](*(evaluate(a, shapes) for a in e[1:]))
+    return 0 if v is None else v
