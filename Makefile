@@ -4,7 +4,7 @@ VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test lit pytest bench opinfo venv clean
+.PHONY: demo test lit pytest bench opinfo fuzz venv clean
 
 $(STAMP): pyproject.toml
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV) || python3 -m venv $(VENV)
@@ -28,6 +28,12 @@ test: lit pytest
 # The whole OpInfo database (about 640 ops, 2 isolated workers; long): test/opinfo/report.{md,json}
 opinfo: $(STAMP)
 	$(PY) test/opinfo/run.py --workers 2
+
+# Every e2e-zoo and test/models model at sizes nobody picked (test/fuzz/size_fuzz.py; long):
+# each compiled once by its own test, then called at the range minimum, 1, primes, tile
+# boundaries and the top of the range, compared with eager. SYMHLO_FUZZ_SEED=<int> for other mixes.
+fuzz: $(STAMP)
+	SYMHLO_FUZZ=full nice -n 10 $(PY) -m pytest -q -p no:cacheprovider test/e2e test/models test/fuzz
 
 bench: $(STAMP)
 	$(PY) -m pip install -q -e ".[bench]"

@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import sys
 import time
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
@@ -28,6 +29,9 @@ import pytest
 import torch
 
 import symhlo
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "fuzz"))
+import size_fuzz  # noqa: E402  (test/fuzz/size_fuzz.py)
 
 _REPORTS: list["Report"] = []
 
@@ -220,6 +224,10 @@ def check_model(name: str, model: torch.nn.Module, example_args: Sequence[Any], 
             elif e.numel():
                 rep.max_abs_err = max(rep.max_abs_err, float((g.long() - e.long()).abs().max()))
         rep.sizes.append(_shapes(args))
+    # The same compiled module at sizes nobody picked (test/fuzz/size_fuzz.py; SYMHLO_FUZZ).
+    size_fuzz.fuzz_model(size_fuzz.Target(
+        name, cm, prog.symbols, model, [(tuple(example_args), {})] + [(tuple(a), {}) for a in sizes],
+        rtol=rtol, atol=atol, equal_nan=equal_nan))
     _REPORTS.append(rep)
     path = os.environ.get("SYMHLO_E2E_REPORT")
     if path:
@@ -233,3 +241,8 @@ def pytest_terminal_summary(terminalreporter):
         terminalreporter.section("symhlo e2e models")
         for rep in _REPORTS:
             terminalreporter.write_line(rep.line())
+    fuzz = size_fuzz.summary_lines()
+    if fuzz:
+        terminalreporter.section("symhlo size fuzzing")
+        for line in fuzz:
+            terminalreporter.write_line(line)

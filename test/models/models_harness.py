@@ -33,6 +33,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import sys
 import time
 from dataclasses import asdict, dataclass, field
 from typing import Any, Sequence
@@ -41,6 +42,9 @@ import torch
 import torch.utils._pytree as pytree
 
 import symhlo
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "fuzz"))
+import size_fuzz  # noqa: E402  (test/fuzz/size_fuzz.py)
 
 _REPORTS: list["Report"] = []
 REPORT_ENV = "SYMHLO_MODELS_REPORT"
@@ -277,6 +281,10 @@ def check_model(model: torch.nn.Module, args: Sequence[Any], dynamic_shapes, siz
             elif e.numel():
                 rep.max_abs_err = max(rep.max_abs_err, float((g.long() - e.long()).abs().max()))
         rep.sizes.append(shapes(c))
+    # The same compiled module at sizes nobody picked (test/fuzz/size_fuzz.py; SYMHLO_FUZZ).
+    size_fuzz.fuzz_model(size_fuzz.Target(
+        name, cm, prog.symbols, eager, [(example.args, example.kwargs)] + [(c.args, c.kwargs) for c in calls],
+        rtol=rtol, atol=atol))
     if report:
         record(rep)
     return rep
@@ -296,6 +304,11 @@ def pytest_terminal_summary(terminalreporter):
         terminalreporter.section("symhlo models")
         for rep in _REPORTS:
             terminalreporter.write_line(rep.line())
+    fuzz = size_fuzz.summary_lines()
+    if fuzz:
+        terminalreporter.section("symhlo size fuzzing")
+        for line in fuzz:
+            terminalreporter.write_line(line)
 
 
 def reinit(model: torch.nn.Module, seed: int = 0) -> torch.nn.Module:
