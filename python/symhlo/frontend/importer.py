@@ -22,7 +22,7 @@ from torch_mlir.extras.fx_decomp_util import get_decomposition_table
 from symhlo.passes.ir_util import new_context
 
 from ..contract.dims import from_exported_program
-from ..errors import CompileError, SymhloError, UnsupportedOpError
+from ..errors import CompileError, SymhloError, UnsupportedOpError, source_line
 from . import decompositions
 from .control_flow import ControlFlowImporter
 from .decompositions.basic import on_0d_as_1d
@@ -160,8 +160,7 @@ def _decomposition_failure(e: Exception) -> Exception:
     node = re.search(r"While executing %(\w+) : .*?target=(?:torch\.ops\.)?([\w.]+)", text)
     if node is None:
         return e
-    frames = re.findall(r'File "([^"]+)", line (\d+)', text[node.end():])
-    where = f"{frames[-1][0]}:{frames[-1][1]}" if frames else "unknown source line"
+    where = source_line(text[node.end():])
     first = text.strip().splitlines()[0][:300]
     return UnsupportedOpError(f"unsupported op '{node.group(2)}' (FX node '{node.group(1)}') at "
                               f"{where}: torch failed to retrace it for decomposition: "

@@ -20,7 +20,7 @@ from torch._ops import HigherOrderOperator
 from symhlo.passes.contract_attrs import MAX_DIM_SIZE
 
 from ..contract.dims import exact_condition
-from ..errors import UnsupportedOpError
+from ..errors import UnsupportedOpError, source_line
 
 
 # Ops whose data-dependent output size symhlo computes from the data
@@ -72,17 +72,9 @@ def reject_data_dependent_ops(ep) -> None:
 
 
 def node_source_line(node, default: str = "unknown source line", code: bool = False) -> str:
-    """`file:line in fn` of the user's frame that made FX node `node` (its last stack_trace
-    frame, skipping the graph code dynamo generated, `<eval_with_key>.N`, which a higher-order
-    op's trace ends in), with that line's code when `code`; `default` without a trace."""
-    trace = node.meta.get("stack_trace") or ""
-    frames = re.findall(r'File "([^"]+)", line (\d+), in (\S+)'
-                        r'(?:\n(?![ \t]*File ")[ \t]*(.*))?', trace)
-    frames = [f for f in frames if not f[0].startswith("<eval_with_key>")] or frames
-    if not frames:
-        return default
-    file, line, fn, text = frames[-1]
-    return f"{file}:{line} in {fn}" + (f": {text.strip()}" if code and text.strip() else "")
+    """`file:line in fn` of the user's frame that made FX node `node` (errors.source_line of its
+    stack_trace), with that line's code when `code`; `default` without a trace."""
+    return source_line(node.meta.get("stack_trace"), default, code)
 
 
 # Element types with no StableHLO counterpart (StableHLO's complex is complex<f32 | f64> only).

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import torch
 
-from ...errors import UnsupportedOpError
+from ...errors import UnsupportedOpError, source_line
 
 aten = torch.ops.aten
 
@@ -42,10 +42,7 @@ def current_source_line() -> str:
     """The user's source line of the FX node being decomposed (torch's current trace meta)."""
     import torch.fx.traceback as fx_traceback
 
-    meta = fx_traceback.get_current_meta() or {}
-    trace = (meta.get("stack_trace") or "").strip().splitlines()
-    frames = [ln.strip() for ln in trace if ln.strip().startswith("File ")]
-    return frames[-1] if frames else "unknown source line"
+    return source_line((fx_traceback.get_current_meta() or {}).get("stack_trace"))
 
 
 def contiguous_strides(sizes) -> list:
