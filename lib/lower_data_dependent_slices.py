@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from torch_mlir import ir
 
 from .builder import OpBuilder, apply_patterns
+from .contract_attrs import UNBOUNDED
 from .ir_util import defining_op, ensure_upstream_registered, is_dynamic
 from .lower_torch_sort import builtin_type, constant_value, replace_with_builtin
 from .registry import Pass, PassFailure
@@ -109,7 +110,7 @@ def convert_torch_aten_slice_data_dependent(op: ir.Operation) -> bool:
     xt = b.value("torch_c.to_builtin_tensor", [t], [x])
     size = b.hlo_dim(xt, axis, shape=[])
     start = _normalize(b, _bound(b, start_v, 0), size)
-    end = _normalize(b, _bound(b, end_v, 2**63 - 1), size)
+    end = _normalize(b, _bound(b, end_v, UNBOUNDED), size)
     end = b.hlo_binary("maximum", end, start)
     as_1d = lambda s: b.hlo_reshape(s, [1])  # noqa: E731
     starts = b.hlo_concat([as_1d(start) if a == axis else b.hlo_const([0], _i64()) for a in range(rank)])

@@ -41,11 +41,9 @@ from dataclasses import dataclass
 from torch_mlir import ir
 
 from .builder import OpBuilder, apply_patterns, torch_constant_int, vtensor_builtin_type
+from .contract_attrs import UNBOUNDED
 from .ir_util import defining_op, ensure_upstream_registered
 from .registry import Pass, PassFailure
-
-_INT64_MAX = 2 ** 63 - 1
-
 
 def _i1_scalar_type() -> ir.Type:
     return ir.RankedTensorType.get([], ir.IntegerType.get_signless(1))
@@ -117,7 +115,7 @@ def convert_torch_prim_loop_while(op: ir.Operation) -> bool:
     condition. Returns False (left alone) for any other loop."""
     max_trip, init_cond, *inits = op.operands
     body = op.regions[0].blocks[0]
-    if torch_constant_int(max_trip) != _INT64_MAX or len(list(body.arguments[0].uses)) != 0:
+    if torch_constant_int(max_trip) != UNBOUNDED or len(list(body.arguments[0].uses)) != 0:
         return False
     b = OpBuilder(op)
     torch_types = [r.type for r in op.results]

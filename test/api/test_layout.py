@@ -7,6 +7,11 @@ API, as a user does). Every import counts, at the top of a file or inside a func
 five function-local imports of the package remain, each deferring a heavy dependency. The
 imports are read with `ast` (nothing is imported), so a checkout without torch can run this too.
 The checker is tested on small made-up packages first, so that it is known to fail when it should.
+
+lib/ (the compiler, symhlo.passes) below them: it imports MLIR only, builds at most five ops
+bypassing OpBuilder, and is the one owner of the contract's attribute names and of "unbounded"
+(lib/contract_attrs.py): no other file spells them. (Module names equal to pass names:
+test_registry.py.)
 """
 
 from __future__ import annotations
@@ -177,3 +182,92 @@ def test_every_module_docstring_names_its_floor():
         if mod and f"floor {floor(mod)}" not in doc.lower():
             missing.append(f"{mod}: {doc.splitlines()[0] if doc else '(no docstring)'}")
     assert missing == []
+
+
+# -- lib/: ops through the builder, one owner per fact ---------------------------------------------
+
+ROOT = PACKAGE.parents[1]
+MAX_RAW_OPS = 5
+BUILDER_FILES = ("builder.py", "ir_util.py")  # the builder and the one raw `create` it calls
+
+
+def raw_op_constructions(files: list[Path]) -> Counter:
+    """file -> how many ops it builds bypassing OpBuilder: a bare `create(...)` or
+    `ir.Operation.create(...)` call (an OpBuilder's `b.create(...)` does not count)."""
+    found = Counter()
+    for path in files:
+        if path.name in BUILDER_FILES:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if not isinstance(node, ast.Call):
+                continue
+            f = node.func
+            if (isinstance(f, ast.Name) and f.id == "create") or (
+                    isinstance(f, ast.Attribute) and f.attr == "create"
+                    and isinstance(f.value, ast.Attribute) and f.value.attr == "Operation"):
+                found[path.name] += 1
+    return found
+
+
+def contract_attr_names(path: Path) -> set[str]:
+    """The attribute names lib/contract_attrs.py defines (read with ast)."""
+    return {n.value.value for n in ast.parse(path.read_text()).body
+            if isinstance(n, ast.Assign) and isinstance(n.value, ast.Constant)
+            and isinstance(n.value.value, str) and n.value.value.startswith("symhlo.")}
+
+
+def second_owners(files: list[Path], names: set[str]) -> list[str]:
+    """Where a file other than contract_attrs.py spells a contract attribute name as a string, or
+    "unbounded" as 2**63 - 1 or 2**62."""
+    def power(n, exp):
+        return (isinstance(n, ast.BinOp) and isinstance(n.op, ast.Pow)
+                and getattr(n.left, "value", None) == 2 and getattr(n.right, "value", None) == exp)
+    out = []
+    for path in files:
+        if path.name == "contract_attrs.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.Constant) and node.value in names:
+                out.append(f"{path.name}:{node.lineno}: {node.value!r}")
+            elif power(node, 62) or (isinstance(node, ast.BinOp) and isinstance(node.op, ast.Sub)
+                                     and power(node.left, 63)
+                                     and getattr(node.right, "value", None) == 1):
+                out.append(f"{path.name}:{node.lineno}: {ast.unparse(node)}")
+    return sorted(out)
+
+
+def _sources() -> list[Path]:
+    return sorted([*(ROOT / "lib").glob("*.py"), *PACKAGE.rglob("*.py")])
+
+
+def test_checkers_find_raw_ops_and_second_owners(tmp_path):
+    f = tmp_path / "p.py"
+    f.write_text("create('a', [], [], loc=l, ip=i)\nir.Operation.create('b')\nb.create('c', [], [])\n"
+                 "x = {'symhlo.symbols': 1}\nhi = 2**63 - 1\nbig = h >= 2**62\nok = 2**31 - 1\n")
+    assert raw_op_constructions([f]) == Counter({"p.py": 2})
+    assert second_owners([f], {"symhlo.symbols"}) == [
+        "p.py:4: 'symhlo.symbols'", "p.py:5: 2 ** 63 - 1", "p.py:6: 2 ** 62"]
+
+
+def test_lib_builds_ops_through_the_builder():
+    raw = raw_op_constructions(_sources())
+    assert sum(raw.values()) <= MAX_RAW_OPS, dict(raw)
+
+
+def test_contract_names_and_unbounded_have_one_owner():
+    names = contract_attr_names(ROOT / "lib" / "contract_attrs.py")
+    assert {"symhlo.symbols", "symhlo.arg_shapes", "symhlo.shape_assertions"} <= names
+    assert second_owners(_sources(), names) == []
+
+
+def test_lib_imports_mlir_only():
+    """lib/ (symhlo.passes) never imports the Python package or torch: the package's floors
+    import it, not the other way round."""
+    bad = []
+    for path in sorted((ROOT / "lib").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            mods = ([a.name for a in node.names] if isinstance(node, ast.Import)
+                    else [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level
+                    else [])
+            bad += [f"{path.name}: {m}" for m in mods if m.split(".")[0] in ("symhlo", "torch")]
+    assert bad == []
