@@ -38,6 +38,7 @@ fuzz: $(STAMP)
 bench: $(STAMP)
 	$(PY) -m pip install -q -e ".[bench]"
 	$(PY) bench/run.py
+	$(PY) bench/generation.py
 
 clean:
 	rm -rf $(VENV) build test/**/Output

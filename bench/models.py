@@ -273,7 +273,8 @@ LLAMA = dict(vocab_size=4096, hidden_size=256, intermediate_size=688, num_hidden
 
 
 class KVStep(nn.Module):
-    """A causal LM step with its KV cache as one tensor (as test/models/test_generation.py):
+    """A causal LM step with its KV cache as one tensor (the wrapper generation needed before
+    symhlo carried DynamicCache across the boundary: symhlo.compile_generation now takes the model):
     (ids[, past]) -> (logits of the last position, past), past = (2, layers, batch, kv_heads,
     length, head_dim); the model's own DynamicCache is filled from `past` inside."""
 

@@ -87,3 +87,17 @@ def test_not_strict_imports_nothing_and_stands_in(monkeypatch):
     resolve_type_names(["symhlo_no_such_pkg2.outputs.Out"], strict=False)
     cls = pytree.SERIALIZED_TYPE_TO_PYTHON_TYPE["symhlo_no_such_pkg2.outputs.Out"]
     assert cls.__name__ == "Out" and issubclass(cls, dict)
+
+
+def test_spec_difference_names_the_argument():
+    from symhlo.contract.signature import spec_difference
+
+    register_containers()
+    ids = torch.zeros(2, 1, dtype=torch.long)
+    _, got = pytree.tree_flatten(((ids,), {"past_key_values": _filled_cache(1)}))
+    _, want = pytree.tree_flatten(((ids,), {"past_key_values": _filled_cache(2)}))
+    assert spec_difference(got, want, ["input_ids", "past_key_values"]) == (
+        "past_key_values: a DynamicCache with ('kv',), the program was exported with ('kv', 'kv')")
+    _, got = pytree.tree_flatten((([ids],), {}))
+    _, want = pytree.tree_flatten((((ids, ids),), {}))
+    assert spec_difference(got, want, ["x"]) == "x: a list, the program takes a tuple"

@@ -146,8 +146,10 @@ class Signature:
         flat, spec = pytree.tree_flatten(tree)
         want = self.spec()
         if (want is not None and spec != want) or len(flat) != len(self.leaves):
-            raise ShapeError(f"the call's arguments are nested differently from the exported ones: "
-                             f"got {spec}, expected {want if want is not None else self.describe()}")
+            where = spec_difference(spec, want, self.arg_names) if want is not None else None
+            raise ShapeError(f"the call's arguments are nested differently from the exported ones"
+                             + (f" ({where})" if where else "") +
+                             f": got {spec}, expected {want if want is not None else self.describe()}")
         tensors: list = [None] * self.num_tensors
         for leaf, value in zip(self.leaves, flat):
             name = leaf["name"]
@@ -165,6 +167,46 @@ class Signature:
                     f"{value!r:.80}; non-tensor arguments are compiled in as constants, so "
                     f"export (and compile) again with the new value")
         return tensors
+
+
+def spec_difference(got, want, arg_names: list[str]) -> str | None:
+    """Where two `(args, kwargs)` treespecs first differ, in the call's terms: `past_key_values:
+    a DynamicCache with ('kv',), the program was exported with ('kv', 'kv')`."""
+
+    def name(t) -> str:
+        return getattr(t, "__name__", str(t))
+
+    def walk(g, w, path: str) -> str | None:
+        if g.type is not w.type:
+            return f"{path}: a {name(g.type)}, the program takes a {name(w.type)}"
+        if g.context != w.context:
+            return (f"{path}: a {name(g.type)} with {g.context!r}, the program was exported with "
+                    f"{w.context!r}")
+        if g.num_children != w.num_children:
+            return (f"{path}: a {name(g.type)} of {g.num_children} items, the program was exported "
+                    f"with {w.num_children}")
+        keys = w.context if isinstance(w.context, (list, tuple)) and \
+            len(w.context) == w.num_children and w.type is dict else range(w.num_children)
+        for key, gc, wc in zip(keys, g.children(), w.children()):
+            found = walk(gc, wc, f"{path}[{key!r}]")
+            if found:
+                return found
+        return None
+
+    if got.num_children != 2 or want.num_children != 2:
+        return walk(got, want, "input")
+    args_g, args_w = got.child(0), want.child(0)
+    for k, (gc, wc) in enumerate(zip(args_g.children(), args_w.children())):
+        found = walk(gc, wc, arg_names[k] if k < len(arg_names) else f"args[{k}]")
+        if found:
+            return found
+    kw_g, kw_w = got.child(1), want.child(1)
+    if kw_g.context == kw_w.context:
+        for key, gc, wc in zip(kw_w.context, kw_g.children(), kw_w.children()):
+            found = walk(gc, wc, str(key))
+            if found:
+                return found
+    return None
 
 
 def _show(leaf: dict) -> str:
