@@ -1,4 +1,4 @@
-// RUN: symhlo-opt --symhlo-lower-dynamic-windows-for-iree --split-input-file --verify-diagnostics %s | FileCheck %s
+// RUN: symhlo-opt --pass-pipeline='builtin.module(symhlo-lower-dynamic-windows-for-iree{block-width=1})' --split-input-file --verify-diagnostics %s | FileCheck %s
 
 // Grouped 1-D convolution (wav2vec2's positional conv) over a `?` time axis: linalg has no
 // grouped 1-D named op, so it is the grouped 2-D one over a unit height.

@@ -1,7 +1,8 @@
-// RUN: symhlo-opt --symhlo-lower-dynamic-windows-for-iree --split-input-file --verify-diagnostics %s | FileCheck %s
+// RUN: symhlo-opt --pass-pipeline='builtin.module(symhlo-lower-dynamic-windows-for-iree{block-width=1})' --split-input-file --verify-diagnostics %s | FileCheck %s
 
 // Convolutions and pooling over `?` spatial dims -> stablehlo.pad + linalg, with the output
 // extents computed from the padded input: (padded - dilation*(window-1) - 1) / stride + 1.
+// Without blocks here (block-width=1); blocks.mlir has the default, blocks of 16 columns.
 // An ungrouped convolution becomes im2col + one matmul, channels-last: a linalg.generic reads
 // each patch (input map n, oh*stride + kh, ow*stride + kw, c), the patches collapse to
 // (N*OH*OW) x (KH*KW*C) rows, a 2-D dot_general with the (KH*KW*C) x F kernel, and back.

@@ -1,0 +1,59 @@
+// RUN: symhlo-opt --symhlo-lower-dynamic-windows-for-iree --split-input-file %s | FileCheck %s
+
+// The default: im2col computes a `?` last output axis (W) in blocks of 16 columns. The input gets
+// (16 - 1) * stride more columns of high padding, the patches are N x OH x ceil(OW / 16) x 16 x
+// KH x KW x C (static inside, so IREE's pack of the matmul rows, 16 to a tile, fuses into the
+// patch loop), and the columns past OW are sliced off the product.
+// CHECK-DAG:   #[[READ:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1 * 2 + d4, (d2 * 16 + d3) * 2 + d5, d6)>
+// CHECK-LABEL: func @conv2d_blocks
+// CHECK:         %[[P:.*]] = stablehlo.pad %{{.*}}, %{{.*}}, low = [0, 1, 1, 0], high = [0, 1, 31, 0], interior = [0, 0, 0, 0]
+// CHECK:         %[[N:.*]] = tensor.dim
+// CHECK:         %[[OH:.*]] = arith.addi
+// CHECK:         %[[PW:.*]] = tensor.dim %[[P]], %{{.*}} : tensor<?x?x?x3xf32>
+// CHECK:         %[[C33:.*]] = arith.constant 33 : index
+// CHECK:         %[[W1:.*]] = arith.subi %[[PW]], %[[C33]] : index
+// CHECK:         %[[W2:.*]] = arith.divsi %[[W1]], %{{.*}} : index
+// CHECK:         %[[OW:.*]] = arith.addi %[[W2]], %{{.*}} : index
+// CHECK:         %[[C15:.*]] = arith.constant 15 : index
+// CHECK:         %[[B1:.*]] = arith.addi %[[OW]], %[[C15]] : index
+// CHECK:         %[[NB:.*]] = arith.divsi %[[B1]], %{{.*}} : index
+// CHECK:         %[[OWB:.*]] = arith.muli %[[NB]], %{{.*}} : index
+// CHECK:         %[[E:.*]] = tensor.empty(%[[N]], %[[OH]], %[[NB]]) : tensor<?x?x?x16x3x3x3xf32>
+// CHECK:         %[[G:.*]] = linalg.generic {indexing_maps = [#[[READ]], {{.*}}]{{.*}} ins(%[[P]] : tensor<?x?x?x3xf32>) outs(%[[E]] : tensor<?x?x?x16x3x3x3xf32>)
+// CHECK:         %[[ROWS:.*]] = tensor.collapse_shape %[[G]] {{\[\[}}0, 1, 2, 3], [4, 5, 6]] : tensor<?x?x?x16x3x3x3xf32> into tensor<?x27xf32>
+// CHECK:         %[[MM:.*]] = stablehlo.dot_general %[[ROWS]], %{{.*}}, contracting_dims = [1] x [0] : (tensor<?x27xf32>, tensor<27x4xf32>) -> tensor<?x4xf32>
+// CHECK:         %[[Y:.*]] = tensor.expand_shape %[[MM]] {{\[\[}}0, 1, 2], [3]] output_shape [%[[N]], %[[OH]], %[[OWB]], 4] : tensor<?x4xf32> into tensor<?x?x?x4xf32>
+// CHECK:         %[[S:.*]] = tensor.extract_slice %[[Y]][0, 0, 0, 0] [%[[N]], %[[OH]], %[[OW]], 4] [1, 1, 1, 1] : tensor<?x?x?x4xf32> to tensor<?x?x?x4xf32>
+// CHECK:         %[[R:.*]] = stablehlo.transpose %[[S]], dims = [0, 3, 1, 2] : (tensor<?x?x?x4xf32>) -> tensor<?x4x?x?xf32>
+// CHECK:         return %[[R]]
+func.func @conv2d_blocks(%arg0: tensor<?x3x?x?xf32>, %arg1: tensor<4x3x3x3xf32>) -> tensor<?x4x?x?xf32> {
+  %0 = stablehlo.convolution(%arg0, %arg1) dim_numbers = [b, f, 0, 1]x[o, i, 0, 1]->[b, f, 0, 1], window = {stride = [2, 2], pad = [[1, 1], [1, 1]], rhs_dilate = [1, 1]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<?x3x?x?xf32>, tensor<4x3x3x3xf32>) -> tensor<?x4x?x?xf32>
+  return %0 : tensor<?x4x?x?xf32>
+}
+
+// -----
+
+// A static last axis (only H is `?`) needs no blocks: the plain im2col.
+// CHECK-LABEL: func @conv2d_static_width_no_blocks
+// CHECK:         stablehlo.pad %{{.*}}, %{{.*}}, low = [0, 1, 1, 0], high = [0, 1, 1, 0]
+// CHECK:         linalg.generic
+// CHECK-SAME:      outs(%{{.*}} : tensor<2x?x8x3x3x3xf32>)
+// CHECK-NOT:     tensor.extract_slice
+func.func @conv2d_static_width_no_blocks(%arg0: tensor<2x3x?x8xf32>, %arg1: tensor<4x3x3x3xf32>) -> tensor<2x4x?x8xf32> {
+  %0 = stablehlo.convolution(%arg0, %arg1) dim_numbers = [b, f, 0, 1]x[o, i, 0, 1]->[b, f, 0, 1], window = {stride = [1, 1], pad = [[1, 1], [1, 1]], rhs_dilate = [1, 1]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<2x3x?x8xf32>, tensor<4x3x3x3xf32>) -> tensor<2x4x?x8xf32>
+  return %0 : tensor<2x4x?x8xf32>
+}
+
+// -----
+
+// 1-D over `?` time with dilation 2: blocks of 16 along the time axis, 15 more columns read.
+// CHECK-DAG:   #[[READ1:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1 * 16 + d2 + d3 * 2, d4)>
+// CHECK-LABEL: func @conv1d_blocks
+// CHECK:         stablehlo.pad %{{.*}}, %{{.*}}, low = [0, 0, 0], high = [0, 15, 0]
+// CHECK:         linalg.generic {indexing_maps = [#[[READ1]], {{.*}}]
+// CHECK-SAME:      outs(%{{.*}} : tensor<2x?x16x3x3xf32>)
+// CHECK:         tensor.extract_slice %{{.*}}[0, 0, 0] [2, %{{.*}}, 4] [1, 1, 1] : tensor<2x?x4xf32> to tensor<2x?x4xf32>
+func.func @conv1d_blocks(%arg0: tensor<2x3x?xf32>, %arg1: tensor<4x3x3xf32>) -> tensor<2x4x?xf32> {
+  %0 = stablehlo.convolution(%arg0, %arg1) dim_numbers = [b, f, 0]x[o, i, 0]->[b, f, 0], window = {stride = [1], pad = [[0, 0]], rhs_dilate = [2]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<2x3x?xf32>, tensor<4x3x3xf32>) -> tensor<2x4x?xf32>
+  return %0 : tensor<2x4x?xf32>
+}
