@@ -21,17 +21,20 @@ argument: a size that changes from one iteration to the next stays `?`):
 
     %r = torch.prim.Loop %int64_max, %c0, init(%x) {
     ^bb0(%iter: !torch.int, %x1: !torch.vtensor<[?],f32>):
-      ... torch.prim.Loop.condition %c1, iter(%y)
+      %y = ... ; %c1 = <condition of %y>
+      torch.prim.Loop.condition %c1, iter(%y)
     } : (!torch.int, !torch.bool, !torch.vtensor<[?],f32>) -> !torch.vtensor<[?],f32>
   ==>
-    %w:2 = stablehlo.while(%go = %p0, %x1 = %x') : tensor<i1>, tensor<?xf32>
-      cond { stablehlo.return %go }
-      do { ... stablehlo.return %p1, %y' }
-    %r = torch_c.from_builtin_tensor %w#1
+    %w = stablehlo.while(%x1 = %x') : tensor<?xf32>
+      cond { %c = <condition of %x1> ; stablehlo.return %c }
+      do { %y = ... ; stablehlo.return %y' }
+    %r = torch_c.from_builtin_tensor %w
 
-The loop's go/stop flag is carried as the first loop value, so the condition is computed once
-per iteration, where torch computed it. A `torch.prim.Loop` with a finite trip count or whose
-body reads the iteration counter is left alone (and fails later by name).
+The condition's ops are cloned into `cond` when they read only what the body yields (as
+while_loop, scan and map import); otherwise the go/stop flag is carried as the first loop value
+(`cond { stablehlo.return %go }`, the body returning the next flag). A `torch.prim.Loop` with a
+finite trip count or whose body reads the iteration counter is left alone (and fails later by
+name).
 """
 
 from __future__ import annotations
@@ -42,8 +45,9 @@ from torch_mlir import ir
 
 from .builder import OpBuilder, apply_patterns, torch_constant_int, vtensor_builtin_type
 from .contract_attrs import UNBOUNDED
-from .ir_util import defining_op, ensure_upstream_registered
+from .ir_util import defining_op, ensure_upstream_registered, walk_ops
 from .registry import Pass, PassFailure
+
 
 def _i1_scalar_type() -> ir.Type:
     return ir.RankedTensorType.get([], ir.IntegerType.get_signless(1))
@@ -110,9 +114,73 @@ def convert_torch_prim_if(op: ir.Operation) -> None:
     op.erase()
 
 
+def _condition_slice(body: ir.Block, go: ir.Value, values: list[ir.Value]):
+    """The ops of `body` computing the loop condition `go` from the yielded `values` (and values
+    from outside the loop), in block order; None when it also reads anything else of the
+    iteration (a block argument: the values before the step, or a body value not yielded)."""
+    block_ops = [o.operation for o in body.operations]
+    inside = {o: k for k, o in enumerate(block_ops)}
+    picked: set[int] = set()
+    work = [go]
+    while work:
+        v = work.pop()
+        if any(v == y for y in values):
+            continue
+        if isinstance(v.owner, ir.Block):
+            if v.owner == body:
+                return None
+            continue  # an argument of an enclosing block: from outside the loop
+        d = defining_op(v)
+        k = inside.get(d)
+        if k is None or k in picked:
+            continue
+        picked.add(k)
+        for nested in walk_ops(d):  # operands of ops in the op's own regions, too
+            work.extend(nested.operands)
+        work.extend(d.operands)
+    return [block_ops[k] for k in sorted(picked)]
+
+
+def _clone_condition(ops: list[ir.Operation], go: ir.Value, values: list[ir.Value],
+                     args: list[ir.Value], b: OpBuilder) -> ir.Value:
+    """Clones `ops` at `b`, reading `args[i]` where they read `values[i]`; returns `go`'s clone."""
+    mapping = list(zip(values, args))
+
+    def mapped(v: ir.Value) -> ir.Value:
+        return next((new for old, new in mapping if old == v), v)
+
+    for o in ops:
+        c = o.clone(ip=b.ip)
+        for inner in [c] + walk_ops(c):
+            for i, v in enumerate(inner.operands):
+                m = mapped(v)
+                if m != v:
+                    inner.operands[i] = m
+        mapping.extend(zip(o.results, c.results))
+    return mapped(go)
+
+
+def _erase_dead(v: ir.Value) -> None:
+    """Erases the op defining `v` once nothing uses it, then its operands' ops likewise."""
+    d = defining_op(v)
+    if d is None or len(d.regions) or any(len(list(r.uses)) for r in d.results):
+        return
+    operands = list(d.operands)
+    d.erase()
+    for o in operands:
+        _erase_dead(o)
+
+
 def convert_torch_prim_loop_while(op: ir.Operation) -> bool:
-    """torch.prim.Loop (trip count INT64_MAX, counter unused) -> stablehlo.while carrying the
-    condition. Returns False (left alone) for any other loop."""
+    """torch.prim.Loop (trip count INT64_MAX, counter unused) -> stablehlo.while. Returns False
+    (left alone) for any other loop.
+
+    When the condition at the end of the body reads only the values the body yields (what
+    while_loop, scan and map import as), its ops are cloned into the `cond` region, on the
+    region's arguments: StableHLO's own form, which IREE's Vulkan target needs (it fails on a
+    `?`-shaped loop carrying a data-dependent flag). Otherwise the go/stop flag is carried as the
+    first loop value and `cond` returns it.
+    """
     max_trip, init_cond, *inits = op.operands
     body = op.regions[0].blocks[0]
     if torch_constant_int(max_trip) != UNBOUNDED or len(list(body.arguments[0].uses)) != 0:
@@ -120,25 +188,41 @@ def convert_torch_prim_loop_while(op: ir.Operation) -> bool:
     b = OpBuilder(op)
     torch_types = [r.type for r in op.results]
     types = [_builtin(r, "loop value", op) for r in op.results]
-    operands = [predicate(b, init_cond)] + _to_builtin(b, inits, types)
-    loop_types = [_i1_scalar_type()] + types
+    term = [o.operation for o in body.operations][-1]
+    go, *yielded = term.operands
+    cond_ops = _condition_slice(body, go, list(yielded))
+    flag = [] if cond_ops is not None else [_i1_scalar_type()]
+    operands = ([] if cond_ops is not None else [predicate(b, init_cond)]) + \
+        _to_builtin(b, inits, types)
+    loop_types = flag + types
     new = b.create("stablehlo.while", loop_types, operands, regions=2)
     cond_block = new.regions[0].blocks.append(*loop_types)
-    OpBuilder(ip=ir.InsertionPoint(cond_block), loc=op.location).create(
-        "stablehlo.return", [], [cond_block.arguments[0]])
+    cb = OpBuilder(ip=ir.InsertionPoint(cond_block), loc=op.location)
+    if cond_ops is not None:
+        args = _from_builtin(cb, list(cond_block.arguments), torch_types)
+        stop = _clone_condition(cond_ops, go, list(yielded), args, cb)
+        cb.create("stablehlo.return", [], [predicate(cb, stop)])
+        _erase_dead(stop)  # the bool a tensor predicate was read through
+    else:
+        cb.create("stablehlo.return", [], [cond_block.arguments[0]])
     body_block = new.regions[1].blocks.append(*loop_types)
     entry = OpBuilder(ip=ir.InsertionPoint(body_block), loc=op.location)
-    carried = _from_builtin(entry, list(body_block.arguments)[1:], torch_types)
+    carried = _from_builtin(entry, list(body_block.arguments)[len(flag):], torch_types)
     for old, value in zip(list(body.arguments)[1:], carried):
         old.replace_all_uses_with(value)
     term = _move_body(body, body_block)
     tb = OpBuilder(term)
     go, *values = term.operands
-    tb.create("stablehlo.return", [], [predicate(tb, go)] + _to_builtin(tb, values, types))
+    head = [predicate(tb, go)] if flag else []
+    tb.create("stablehlo.return", [], head + _to_builtin(tb, values, types))
     term.erase()
-    for old, value in zip(op.results, _from_builtin(b, list(new.results)[1:], torch_types)):
+    if not flag:
+        _erase_dead(go)         # the condition's ops in the body, now computed in `cond`
+    for old, value in zip(op.results, _from_builtin(b, list(new.results)[len(flag):], torch_types)):
         old.replace_all_uses_with(value)
     op.erase()
+    if not flag:
+        _erase_dead(init_cond)  # and the first one, before the loop
     return True
 
 

@@ -9,6 +9,7 @@ import re
 
 import pytest
 import torch
+from torch._higher_order_ops.scan import scan
 from torch.export import Dim
 
 import symhlo
@@ -112,3 +113,28 @@ def test_vulkan_lavapipe_arch_runs_transformer():
         with torch.no_grad():
             ref = model(*args)
         compare(cm(*args), ref, case.rtol, case.atol)
+
+
+class ControlFlow(torch.nn.Module):
+    """while_loop stopped by the data over a `?`-shaped state, cond on data, scan over `?` rows."""
+
+    def forward(self, x):
+        (h,) = torch.while_loop(lambda h: h.abs().max() < 50, lambda h: (h * 2 + 1,), (x.clone(),))
+        y = torch.cond(x.sum() > 0, lambda h: h.sin(), lambda h: h.cos(), (h,))
+        c, ys = scan(lambda c, xi: (c + xi, c * 2), x.new_zeros(x.shape[1]), y)
+        return y, c, ys
+
+
+def test_vulkan_control_flow():
+    # IREE's Vulkan target fails on a `?`-shaped loop that carries a data-dependent flag ("scf.while
+    # ... region branch point has 2 operands, but region successor needs 4 inputs"): the
+    # condition must be computed in the while's `cond` region, as symhlo emits it.
+    m = ControlFlow()
+    cm = symhlo.compile(m, (torch.randn(6, 4),), dynamic_shapes=({0: Dim("b", max=64)},),
+                        target="vulkan")
+    branches = set()
+    for n, sign in ((1, 1.0), (5, -1.0), (13, 1.0)):
+        x = sign * torch.rand(n, 4, generator=torch.Generator().manual_seed(n))
+        branches.add(bool(x.sum() > 0))
+        compare(cm(x), m(x), 1e-4, 1e-4)
+    assert branches == {True, False}

@@ -65,20 +65,20 @@ print(symhlo.export(WhileOverRows(), (torch.randn(4, 3),), dynamic_shapes=ds).te
 # CHECK-LABEL: func.func @main
 # CHECK-SAME:    (%arg0: tensor<?x3xf32>) -> (tensor<i64>, tensor<?x3xf32>)
 # CHECK-NOT:     {{(arith|tensor|shape|torch|torch_c|chlo|scf)\.}}
-# CHECK:         %[[D:.*]] = stablehlo.get_dimension_size %arg0, dim = 0
-# CHECK:         %[[P0:.*]] = stablehlo.compare LT, %{{.*}}, %{{.*}}, SIGNED : (tensor<i64>, tensor<i64>) -> tensor<i1>
-# CHECK:         %[[W:.*]]:3 = stablehlo.while(%[[GO:.*]] = %[[P0]], %[[I:.*]] = %{{.*}}, %[[H:.*]] = %arg0) : tensor<i1>, tensor<i64>, tensor<?x3xf32>
+# CHECK:         %[[W:.*]]:2 = stablehlo.while(%[[I:.*]] = %{{.*}}, %[[H:.*]] = %arg0) : tensor<i64>, tensor<?x3xf32>
 # CHECK:         cond {
-# CHECK:           stablehlo.return %[[GO]] : tensor<i1>
+# CHECK:           %[[D:.*]] = stablehlo.get_dimension_size %[[H]], dim = 0
+# CHECK:           %[[P:.*]] = stablehlo.compare LT, %[[I]], %{{.*}}, SIGNED : (tensor<i64>, tensor<i64>) -> tensor<i1>
+# CHECK:           stablehlo.return %[[P]] : tensor<i1>
 # CHECK:         } do {
 # CHECK:           %[[I1:.*]] = stablehlo.add %[[I]]
 # CHECK:           %[[T:.*]] = stablehlo.tanh %[[H]] : tensor<?x3xf32>
 # CHECK:           %[[H1:.*]] = stablehlo.add %[[T]], %arg0 : tensor<?x3xf32>
-# CHECK:           %[[P1:.*]] = stablehlo.compare LT, %[[I1]]
-# CHECK:           stablehlo.return %[[P1]], %[[I1]], %[[H1]] : tensor<i1>, tensor<i64>, tensor<?x3xf32>
+# CHECK-NOT:       stablehlo.compare
+# CHECK:           stablehlo.return %[[I1]], %[[H1]] : tensor<i64>, tensor<?x3xf32>
 # CHECK:         }
 # CHECK-NOT:     {{(arith|tensor|shape|torch|torch_c|chlo|scf)\.}}
-# CHECK:         return %[[W]]#1, %[[W]]#2
+# CHECK:         return %[[W]]#0, %[[W]]#1
 
 
 class RunningSum(torch.nn.Module):
@@ -92,10 +92,12 @@ print(symhlo.export(RunningSum(), (torch.randn(4, 3),), dynamic_shapes=ds).text)
 # CHECK-LABEL: func.func @main
 # CHECK-SAME:    (%arg0: tensor<?x3xf32>) -> (tensor<3xf32>, tensor<?x3xf32>)
 # CHECK:         %[[BUF:.*]] = stablehlo.dynamic_broadcast_in_dim %{{.*}} -> tensor<?x3xf32>
-# CHECK:         %[[W:.*]]:4 = stablehlo.while(%{{.*}} = %{{.*}}, %[[I:.*]] = %{{.*}}, %[[C:.*]] = %{{.*}}, %[[B:.*]] = %[[BUF]]) : tensor<i1>, tensor<i64>, tensor<3xf32>, tensor<?x3xf32>
+# CHECK:         %[[W:.*]]:3 = stablehlo.while(%[[I:.*]] = %{{.*}}, %[[C:.*]] = %{{.*}}, %[[B:.*]] = %[[BUF]]) : tensor<i64>, tensor<3xf32>, tensor<?x3xf32>
+# CHECK:         cond {
+# CHECK:           stablehlo.compare LT, %[[I]]
 # CHECK:         } do {
 # CHECK:           %[[ROW:.*]] = stablehlo.reshape %[[I]] : (tensor<i64>) -> tensor<1xi64>
 # CHECK:           "stablehlo.{{(dynamic_)?}}gather"(%arg0, %[[ROW]]
 # CHECK:           "stablehlo.scatter"(%[[B]],
 # CHECK:           }) : (tensor<?x3xf32>, tensor<1x1xi64>, tensor<1x3xf32>) -> tensor<?x3xf32>
-# CHECK:         return %[[W]]#2, %[[W]]#3
+# CHECK:         return %[[W]]#1, %[[W]]#2
