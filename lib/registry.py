@@ -111,6 +111,7 @@ _PASSES: dict[str, str] = {
     "symhlo-lower-torch-scatter-reduce": "lower_torch_scatter_reduce:LowerTorchScatterReduce",
     "symhlo-prepare-in-place-ops-for-iree": "prepare_in_place_ops_for_iree:PrepareInPlaceOpsForIree",
     "symhlo-float-compare-scalars": "float_compare_scalars:FloatCompareScalars",
+    "symhlo-insert-call-checks-for-iree": "insert_call_checks_for_iree:InsertCallChecksForIree",
 }
 
 # name -> (summary, elements). Elements may name passes, upstream passes or other pipelines.

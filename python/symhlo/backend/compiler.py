@@ -40,14 +40,20 @@ def iree_flags(target: str, target_arch: str | None = None, extra: Sequence[str]
     return target_flags(target, target_arch) + list(extra)
 
 
-def prepare_for_iree(stablehlo_text: str) -> str:
-    """Pure StableHLO text -> the IREE input form (symhlo-stablehlo-to-iree-input-pipeline)."""
+def prepare_for_iree(stablehlo_text: str, *, call_checks: bool = True, demote_f64: bool = False) -> str:
+    """Pure StableHLO text -> the IREE input form (symhlo-stablehlo-to-iree-input-pipeline), with
+    the call contract compiled in as checks (symhlo-insert-call-checks-for-iree) unless
+    `call_checks` is False; `demote_f64`: the module is compiled with f64 -> f32 demotion."""
     from torch_mlir import ir
 
     ctx = new_context()
+    pipeline = "symhlo-stablehlo-to-iree-input-pipeline"
+    if call_checks:
+        pipeline = (f"builtin.module({pipeline}, symhlo-insert-call-checks-for-iree"
+                    f"{{demote-f64={'true' if demote_f64 else 'false'}}})")
     try:
         module = ir.Module.parse(stablehlo_text, ctx)
-        run_pipeline(module, "symhlo-stablehlo-to-iree-input-pipeline")
+        run_pipeline(module, pipeline)
     except PipelineError as e:  # a pass that crashed keeps its exception as the cause
         if getattr(e, "unsupported_op", False):   # e.g. grouped conv3d over `?` spatial dims
             raise UnsupportedOpError(str(e)) from e.__cause__
@@ -120,8 +126,9 @@ def compile_to_vmfb(stablehlo_text: str, target: str = "cpu", target_arch: str |
         demote = not _boundary_has_f64(stablehlo_text)
         flags.append(f"--iree-input-demote-f64-to-f32={'true' if demote else 'false'}")
     check_program(stablehlo_text, target, target_arch)
+    demoted = [f for f in flags if f.startswith("--iree-input-demote-f64-to-f32")][-1]
     with timer.stage(Stage.IREE_INPUT):
-        iree_input = prepare_for_iree(stablehlo_text)
+        iree_input = prepare_for_iree(stablehlo_text, demote_f64=not demoted.endswith(("=false", "=0")))
     with timer.stage(Stage.IREE):
         try:
             return _iree_compile(iree_input, target, flags)

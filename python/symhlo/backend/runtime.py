@@ -16,7 +16,7 @@ import numpy as np
 
 from ..errors import DeviceError, SymhloError
 from .host_heap import HOST_HEAP
-from .targets import DRIVER_NEEDS, TARGETS, target_of_driver, vmfb_targets
+from .targets import DRIVER_NEEDS, TARGETS, declaration, target_of_driver, vmfb_targets
 
 _NO_HEAP = contextlib.nullcontext()
 
@@ -137,7 +137,7 @@ class Runtime:
         if self.function is None:
             raise SymhloError(f"the module has no function '{function}' "
                               f"(it has: {', '.join(self.module.function_names)})")
-        self.signature = str(self.function.reflection.get("iree.abi.declaration", ""))
+        self.signature = declaration(self.function.reflection)
         self._n_args, self._n_results = _arity(self.signature)
 
     def __call__(self, arrays: list[np.ndarray]) -> list[np.ndarray]:

@@ -6,6 +6,9 @@ from __future__ import annotations
 
 import re
 
+from symhlo.passes.ir_util import new_context
+
+from ..contract.attributes import main_func, read_contract
 from ..errors import CompileError, DeviceError, SymhloError
 
 # target -> (iree-compile backend flags, iree.runtime driver)
@@ -139,6 +142,12 @@ def vmfb_targets(vmfb: bytes) -> list[str]:
     return [t for pattern, t in _FORMAT_TARGET if pattern.search(vmfb)]
 
 
+def declaration(reflection) -> str:
+    """The tensor declaration of a function from its reflection: symhlo's own (the module's @main
+    takes buffer views to check its contract, symhlo-insert-call-checks-for-iree) or IREE's."""
+    return str(reflection.get("symhlo.declaration") or reflection.get("iree.abi.declaration", ""))
+
+
 def vmfb_signature(vmfb: bytes, function: str = "main") -> str:
     """The declaration IREE records for `function` in a vmfb, read without any device, e.g.
     `sync func @main(%input0: tensor<?x32xf32>) -> (%output0: tensor<?x16xf32>)`."""
@@ -150,9 +159,39 @@ def vmfb_signature(vmfb: bytes, function: str = "main") -> str:
     if fn is None:
         raise SymhloError(f"the module has no function '{function}' "
                           f"(it has: {', '.join(module.function_names)})")
-    decl = str(fn.reflection.get("iree.abi.declaration", ""))
+    decl = declaration(fn.reflection)
     del fn, module  # the function must not outlive its module
     return decl
+
+
+def vmfb_contract(vmfb: bytes, function: str = "main"):
+    """The call contract compiled into a vmfb (symhlo-insert-call-checks-for-iree records it in
+    the function's reflection) as a SymbolTable, or None for a module without one.
+
+    Raises:
+      SymhloError: the bytes are not an IREE module, or its recorded contract is malformed.
+    """
+    import iree.runtime as rt
+    from torch_mlir import ir
+
+    try:
+        instance = rt.VmInstance()   # must outlive the module
+        module = rt.VmModule.copy_buffer(instance, vmfb)
+        fn = module.lookup_function(function)
+        text = str(fn.reflection.get("symhlo.contract", "")) if fn is not None else ""
+        del fn, module, instance
+    except Exception as e:
+        raise SymhloError(f"not a valid IREE module (vmfb): {' '.join(str(e).split())}") from None
+    if not text:
+        return None
+    try:
+        parsed = ir.Module.parse(text, new_context())   # kept alive while its func is read
+    except ir.MLIRError as e:
+        raise SymhloError(f"the module's recorded contract does not parse: {e}") from None
+    func = main_func(parsed)
+    if func is None:
+        raise SymhloError("the module's recorded contract has no @main")
+    return read_contract(func)
 
 
 def check_vmfb(vmfb: bytes, target: str) -> str:

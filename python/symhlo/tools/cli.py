@@ -15,7 +15,7 @@ from pathlib import Path
 
 from ..backend.compiler import compile as symhlo_compile, compile_to_vmfb, load
 from ..backend.runtime import Runtime
-from ..backend.targets import TARGETS
+from ..backend.targets import TARGETS, vmfb_contract
 from ..contract.standins import register_standins
 from ..errors import SymhloError
 from ..frontend.export import export, program_from_mlir
@@ -235,7 +235,11 @@ def cmd_run(a) -> int:
     if a.module.endswith(".vmfb"):
         if not Path(a.module).is_file():
             raise CliError(f"{a.module}: error: no such file")
-        rt = Runtime(Path(a.module).read_bytes(), TARGETS[a.target][1])
+        vmfb = Path(a.module).read_bytes()
+        rt = Runtime(vmfb, TARGETS[a.target][1])
+        contract = vmfb_contract(vmfb)
+        if contract is not None:  # symhlo's message before IREE's own checks (which name no rule)
+            contract.check([x.shape for x in arrays], [str(x.dtype) for x in arrays])
         outs = rt(arrays)
     else:
         import torch

@@ -1,0 +1,307 @@
+"""symhlo-insert-call-checks-for-iree: the call contract on `@main` -> checks compiled into the
+IREE module, so that every IREE host (iree-run-module, the C API, another language) refuses a call
+outside it, with a message naming the input, the axis, the value and the limit.
+
+symhlo's runtime checks a call before it runs (symhlo.ShapeError), but a `.vmfb` run from another
+host has only what is compiled in, and IREE trusts the sizes it is given: a shared dim that
+disagrees between inputs reads past the smaller buffer. This pass renames the StableHLO `@main`
+to a private `@symhlo_checked_main` and adds a public `@main` taking `!hal.buffer_view`s whose
+`hal.tensor.import` states the sizes each input must have. IREE's import asserts rank, element
+type and every dim against them at run time, and prints the expected and actual value:
+
+    func.func @main(%x: tensor<?x4xf32>, %y: tensor<?x4xf32>) -> tensor<?x4xf32> attributes {
+        symhlo.symbols = {n = [1, 100]}, symhlo.arg_names = ["x", "y"],
+        symhlo.arg_shapes = [["n", "4"], ["2*n", "4"]], symhlo.relations = ["n != 7"]} { ... }
+  ==>
+    func.func private @symhlo_checked_main(%x: tensor<?x4xf32>, %y: ...) ... { ... }
+    func.func @main(%vx: !hal.buffer_view, %vy: !hal.buffer_view) -> !hal.buffer_view
+        attributes {iree.reflection = {symhlo.declaration = "sync func @main(%input0: ...) ...",
+                                       symhlo.contract = "func.func private @main(...) attributes {...}"}} {
+      %d0 = hal.buffer_view.dim<%vx>[0]
+      %n = arith.minsi (arith.maxsi %d0, 1), 100          // n = x axis 0, clamped to its range
+      %x = hal.tensor.import %vx "symhlo contract: x axis 0 = n, n in [1, 100]; ..." {%n}
+      %y = hal.tensor.import %vy "symhlo contract: y axis 0 = 2*n, ..." {2 * %n}
+      cf.assert (%n != 7), "symhlo contract: n != 7 must hold (n = x axis 0)"
+      %r = call @symhlo_checked_main(%x, %y)
+      return hal.tensor.export %r "output0" {tensor.dim %r, 0}
+
+A symbol takes its value from the first axis that is the symbol itself (else from one that is
+`a*s + b`: `s = (d - b) floordiv a`), clamped to its range; an axis out of range, a shared dim
+that differs, or an odd size for `2*h` then mismatches the size the import expects:
+`x: ...; shape dimension 0 mismatch; expected 100 but have 101`. The other relations
+(`symhlo.relations`, torch.export's guards such as `m <= n`) become `cf.assert`s. The portable
+StableHLO artifact is not touched: this runs only in the IREE preparation.
+
+`symhlo.declaration` keeps the tensor declaration IREE would have recorded (with `f64` as `f32`
+under `demote-f64`), `symhlo.contract` the original `@main`'s signature and contract attributes:
+symhlo's own runtime reads both from a `.vmfb`. A size expression or relation outside the grammar
+checked here (+, -, *, //, %, Max, Min over symbols and integers) is listed in the reflection's
+`symhlo.unchecked` instead; symhlo's runtime still checks it. Functions without the contract
+attributes (StableHLO from other exporters) are left as they are.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+from dataclasses import dataclass
+
+from torch_mlir import ir
+
+from .builder import OpBuilder
+from .registry import Pass
+from .size_facts import CONTRACT_ATTRS, main_function
+
+CHECKED_MAIN = "symhlo_checked_main"
+_UNBOUNDED = 2**62
+_BINOPS = {ast.Add: "arith.addi", ast.Sub: "arith.subi", ast.Mult: "arith.muli",
+           ast.FloorDiv: "arith.floordivsi", ast.Mod: "arith.remsi"}
+_CALLS = {"Max": "arith.maxsi", "Min": "arith.minsi", "max": "arith.maxsi", "min": "arith.minsi",
+          "Mod": "arith.remsi", "FloorDiv": "arith.floordivsi"}
+_COMPARE = {ast.Eq: "eq", ast.NotEq: "ne", ast.Lt: "slt", ast.LtE: "sle", ast.Gt: "sgt", ast.GtE: "sge"}
+
+
+class _Unsupported(Exception):
+    """An expression outside the grammar this pass compiles."""
+
+
+def _parse(text: str) -> ast.AST:
+    try:
+        node = ast.parse(text.replace(" mod ", " % "), mode="eval").body
+    except SyntaxError:
+        raise _Unsupported(text) from None
+    for n in ast.walk(node):
+        ok = (isinstance(n, (ast.BinOp, ast.UnaryOp, ast.Name, ast.Load, ast.Compare, ast.USub,
+                             ast.Call) + tuple(_BINOPS) + tuple(_COMPARE))
+              or (isinstance(n, ast.Constant) and type(n.value) is int))
+        if not ok or (isinstance(n, ast.Call) and not (isinstance(n.func, ast.Name)
+                                                       and n.func.id in _CALLS and not n.keywords)):
+            raise _Unsupported(text)
+        if isinstance(n, ast.Compare) and len(n.ops) != 1:
+            raise _Unsupported(text)
+    return node
+
+
+def _names(node: ast.AST) -> set[str]:
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)
+            and not any(isinstance(c, ast.Call) and c.func is n for c in ast.walk(node))}
+
+
+def _linear(node: ast.AST, s: str) -> tuple[int, int] | None:
+    """(a, b) with node == a*s + b, when it is that form over one symbol s."""
+    if isinstance(node, ast.Constant):
+        return 0, node.value
+    if isinstance(node, ast.Name):
+        return (1, 0) if node.id == s else None
+    if isinstance(node, ast.UnaryOp):
+        f = _linear(node.operand, s)
+        return None if f is None else (-f[0], -f[1])
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub, ast.Mult)):
+        l, r = _linear(node.left, s), _linear(node.right, s)
+        if l is None or r is None:
+            return None
+        if isinstance(node.op, ast.Add):
+            return l[0] + r[0], l[1] + r[1]
+        if isinstance(node.op, ast.Sub):
+            return l[0] - r[0], l[1] - r[1]
+        if l[0] and r[0]:
+            return None
+        return l[0] * r[1] + r[0] * l[1], l[1] * r[1]
+    return None
+
+
+class _Evaluator:
+    """Builds index arithmetic for size expressions over the bound symbols."""
+
+    def __init__(self, b: OpBuilder, values: dict[str, ir.Value]):
+        self.b, self.values = b, values
+
+    def __call__(self, node: ast.AST) -> ir.Value:
+        b = self.b
+        if isinstance(node, ast.Constant):
+            return b.const_index(node.value)
+        if isinstance(node, ast.Name):
+            return self.values[node.id]
+        if isinstance(node, ast.UnaryOp):
+            return b.index_op("arith.subi", b.const_index(0), self(node.operand))
+        if isinstance(node, ast.BinOp):
+            return b.index_op(_BINOPS[type(node.op)], self(node.left), self(node.right))
+        if isinstance(node, ast.Call):
+            args = [self(a) for a in node.args]
+            if len(args) < 2:
+                raise _Unsupported(ast.unparse(node))
+            out = args[0]
+            for a in args[1:]:
+                out = b.index_op(_CALLS[node.func.id], out, a)
+            return out
+        if isinstance(node, ast.Compare):
+            return b.cmpi(_COMPARE[type(node.ops[0])], self(node.left), self(node.comparators[0]))
+        raise _Unsupported(ast.unparse(node))
+
+
+def _strings(func: ir.Operation, name: str) -> list:
+    if name not in func.attributes:
+        return []
+    return [ir.StringAttr(s).value for s in ir.ArrayAttr(func.attributes[name])]
+
+
+def _demoted(t: ir.Type, demote_f64: bool) -> ir.Type:
+    """`t` with f64 elements as f32 under IREE's f64 demotion, which converts the import's and
+    export's tensor types but not their encodings (the sizes the buffer view must have)."""
+    if demote_f64 and isinstance(t, ir.RankedTensorType) and isinstance(t.element_type, ir.F64Type):
+        return ir.RankedTensorType.get(t.shape, ir.F32Type.get())
+    return t
+
+
+def _declaration(ftype: ir.FunctionType, demote_f64: bool) -> str:
+    ins = ", ".join(f"%input{k}: {_demoted(t, demote_f64)}" for k, t in enumerate(ftype.inputs))
+    outs = ", ".join(f"%output{k}: {_demoted(t, demote_f64)}" for k, t in enumerate(ftype.results))
+    return f"sync func @main({ins}) -> ({outs})"
+
+
+@dataclass(frozen=True)
+class InsertCallChecksForIree(Pass):
+    """The contract on @main -> a buffer-view @main whose imports and asserts check every call."""
+
+    name = "symhlo-insert-call-checks-for-iree"
+    summary = ("Wrap @main in a !hal.buffer_view entry whose hal.tensor.import sizes and cf.asserts "
+               "check the contract (ranges, shared and derived dims, relations, rank, dtype)")
+    demote_f64: bool = False
+
+    def run(self, module: ir.Module) -> None:
+        main = main_function(module)
+        if main is None or not any(a in main.attributes for a in CONTRACT_ATTRS):
+            return
+        ctx = module.context
+        ctx.allow_unregistered_dialects = True   # hal's ops and types: IREE's, not torch-mlir's
+        with ctx, main.location:
+            self._wrap(module, main)
+
+    def _wrap(self, module: ir.Module, main: ir.Operation) -> None:
+        ftype = ir.FunctionType(ir.TypeAttr(main.attributes["function_type"]).value)
+        contract = "func.func private @main(" + ", ".join(str(t) for t in ftype.inputs) + ") -> (" + \
+            ", ".join(str(t) for t in ftype.results) + ") attributes {" + ", ".join(
+                f"{a.name} = {a.attr}" for a in (main.attributes[i] for i in range(len(main.attributes)))
+                if a.name.startswith("symhlo.")) + "}"
+        names = _strings(main, "symhlo.arg_names")
+        shapes = [[ir.StringAttr(s).value for s in ir.ArrayAttr(a)]
+                  for a in ir.ArrayAttr(main.attributes["symhlo.arg_shapes"])] \
+            if "symhlo.arg_shapes" in main.attributes else []
+        ranges: dict[str, tuple[int, int | None]] = {}
+        if "symhlo.symbols" in main.attributes:
+            for named in ir.DictAttr(main.attributes["symhlo.symbols"]):
+                lo, hi = (ir.IntegerAttr(x).value for x in ir.ArrayAttr(named.attr))
+                ranges[named.name] = (lo, None if hi >= _UNBOUNDED else hi)
+        relations = _strings(main, "symhlo.relations")
+
+        main.attributes["sym_name"] = ir.StringAttr.get(CHECKED_MAIN)
+        main.attributes["sym_visibility"] = ir.StringAttr.get("private")
+        view = ir.Type.parse("!hal.buffer_view")
+        new_type = ir.FunctionType.get([view] * len(ftype.inputs), [view] * len(ftype.results))
+        reflection = {"symhlo.declaration": ir.StringAttr.get(_declaration(ftype, self.demote_f64)),
+                      "symhlo.contract": ir.StringAttr.get(contract)}
+        ip = ir.InsertionPoint.at_block_begin(module.body)
+        b0 = OpBuilder(ip=ip, loc=main.location)
+        func = b0.create("func.func", [], [], {"sym_name": ir.StringAttr.get("main"),
+                                               "function_type": ir.TypeAttr.get(new_type)}, regions=1)
+        block = func.regions[0].blocks.append(*new_type.inputs)
+        b = OpBuilder(ip=ir.InsertionPoint(block), loc=main.location)
+
+        # Every input axis: its size as given, its size expression (None: static).
+        tensor_types = [ir.RankedTensorType(t) for t in ftype.inputs]
+        arg_name = [names[k] if k < len(names) and names[k] else f"input{k}"
+                    for k in range(len(tensor_types))]
+        axes = []   # (k, axis, expression text, parsed or None)
+        unchecked: list[str] = []
+        for k, t in enumerate(tensor_types):
+            for axis, size in enumerate(t.shape):
+                if not ir.ShapedType.is_dynamic_size(size):
+                    continue
+                text = shapes[k][axis] if k < len(shapes) and axis < len(shapes[k]) else ""
+                try:
+                    node = _parse(text) if text else None
+                except _Unsupported:
+                    node = None
+                    unchecked.append(f"{arg_name[k]} axis {axis} = {text}")
+                axes.append((k, axis, text, node))
+        dims = {(k, axis): b.value("hal.buffer_view.dim", [ir.IndexType.get()], [block.arguments[k]],
+                                   {"index": ir.IntegerAttr.get(ir.IndexType.get(), axis)})
+                for k, axis, _, _ in axes}
+
+        def clamp(v: ir.Value, s: str) -> ir.Value:
+            lo, hi = ranges.get(s, (0, None))
+            v = b.index_op("arith.maxsi", v, b.const_index(lo))
+            return v if hi is None else b.index_op("arith.minsi", v, b.const_index(hi))
+
+        values: dict[str, ir.Value] = {}
+        where: dict[str, str] = {}
+        for k, axis, text, node in axes:   # a symbol from an axis that is the symbol itself
+            if isinstance(node, ast.Name) and node.id not in values:
+                values[node.id] = clamp(dims[(k, axis)], node.id)
+                where[node.id] = f"{arg_name[k]} axis {axis}"
+        for k, axis, text, node in axes:   # else from one that is a*s + b
+            free = _names(node) - set(values) if node is not None else set()
+            if len(free) == 1:
+                s = free.pop()
+                lin = _linear(node, s)
+                if lin is not None and lin[0] > 0:
+                    a, c = lin
+                    q = b.index_op("arith.floordivsi",
+                                   b.index_op("arith.subi", dims[(k, axis)], b.const_index(c)),
+                                   b.const_index(a))
+                    values[s] = clamp(q, s)
+                    where[s] = f"{arg_name[k]} axis {axis}"
+        ev = _Evaluator(b, values)
+
+        def rule(text: str) -> str:
+            syms = sorted(_names(_parse(text)))
+            parts = [f"{s} in [{ranges.get(s, (0, None))[0]}, "
+                     f"{'inf' if ranges.get(s, (0, None))[1] is None else ranges[s][1]}]"
+                     + (f" (from {where[s]})" if where.get(s) else "") for s in syms]
+            return text + (f" with {', '.join(parts)}" if parts else "")
+
+        tensors = []
+        for k, t in enumerate(tensor_types):
+            expected, rules = [], []
+            for kk, axis, text, node in axes:
+                if kk != k:
+                    continue
+                v = dims[(k, axis)]
+                if node is not None and _names(node) <= set(values):
+                    v = ev(node)
+                    rules.append(f"axis {axis} = {rule(text)}")
+                elif node is not None:
+                    unchecked.append(f"{arg_name[k]} axis {axis} = {text}")
+                expected.append(v)
+            message = f"symhlo contract: {arg_name[k]} {t}" + (f" ({'; '.join(rules)})" if rules else "") + ";"
+            tensors.append(b.value("hal.tensor.import", [t], [block.arguments[k], *expected], {
+                "name": ir.StringAttr.get(message),
+                "target_encoding": ir.TypeAttr.get(_demoted(t, self.demote_f64)),
+                "operandSegmentSizes": ir.DenseI32ArrayAttr.get([1, len(expected), 0, 0])}))
+        for text in relations:
+            try:
+                node = _parse(text)
+                if not isinstance(node, ast.Compare) or not _names(node) <= set(values):
+                    raise _Unsupported(text)
+                ok = ev(node)
+            except _Unsupported:
+                unchecked.append(text)
+                continue
+            origin = ", ".join(f"{s} from {where[s]}" for s in sorted(_names(node)) if s in where)
+            b.create("cf.assert", [], [ok], {"msg": ir.StringAttr.get(
+                f"symhlo contract: {text} must hold" + (f" ({origin})" if origin else ""))})
+        if unchecked:
+            reflection["symhlo.unchecked"] = ir.StringAttr.get(json.dumps(unchecked))
+        func.attributes["iree.reflection"] = ir.DictAttr.get(reflection)
+
+        call = b.create("func.call", list(ftype.results), tensors,
+                        {"callee": ir.FlatSymbolRefAttr.get(CHECKED_MAIN)})
+        outs = []
+        for k, r in enumerate(call.results):
+            t = ir.RankedTensorType(r.type)
+            sizes = [b.index_op("tensor.dim", r, b.const_index(a))
+                     for a, s in enumerate(t.shape) if ir.ShapedType.is_dynamic_size(s)]
+            outs.append(b.value("hal.tensor.export", [view], [r, *sizes], {
+                "name": ir.StringAttr.get(f"output{k}"),
+                "source_encoding": ir.TypeAttr.get(_demoted(t, self.demote_f64))}))
+        b.create("func.return", [], outs)
