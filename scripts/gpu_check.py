@@ -162,8 +162,11 @@ def _fmt_size(case: Case, size: tuple) -> str:
     return ",".join("x".join(map(str, s)) for s in shapes)
 
 
-def _latency_ms(cm, args, repeats: int) -> float:
-    cm(*args)  # warm-up: first call loads executables
+def _latency_ms(cm, args, repeats: int, warmup: int = 3) -> float:
+    # Warm-up, the same for both columns: the first calls load IREE's executables, and eager's
+    # first calls create oneDNN primitives and wake its thread pool.
+    for _ in range(warmup):
+        cm(*args)
     times = []
     for _ in range(repeats):
         t0 = time.perf_counter()

@@ -37,7 +37,12 @@ class Stage(enum.IntEnum):
 
 
 class StageTimer:
-    """Records each stage's wall time; prints progress when verbose (to stderr)."""
+    """Records each stage's wall time; prints progress when verbose (to stderr).
+
+    Each stage prints `[symhlo] <stage> ...` when it starts and its time when it ends; on a
+    terminal the line also counts the elapsed seconds while the stage runs (iree-compile of a
+    large model takes a minute).
+    """
 
     def __init__(self, verbose: bool = False):
         self.verbose = verbose
@@ -45,16 +50,57 @@ class StageTimer:
 
     @contextmanager
     def stage(self, stage: Stage):
+        with self.step(stage.label):
+            yield
+
+    @contextmanager
+    def step(self, label: str):
+        """Times (and, when verbose, reports) one step named `label`: a Stage's label, or a step
+        of a tool around the stages (`load`)."""
         start = time.perf_counter()
+        ticker = None
         if self.verbose:
-            print(f"[symhlo] {stage.label:<14} ...", end="", file=sys.stderr, flush=True)
+            head = f"[symhlo] {label:<14} ..."
+            print(head, end="", file=sys.stderr, flush=True)
+            if on_terminal():
+                ticker = _Ticker(head, start)
         try:
             yield
         finally:
             dt = time.perf_counter() - start
-            self.times[stage.label] = self.times.get(stage.label, 0.0) + dt
+            self.times[label] = self.times.get(label, 0.0) + dt
+            if ticker is not None:
+                ticker.stop()
             if self.verbose:
                 print(f" {dt:7.2f} s", file=sys.stderr, flush=True)
+
+
+def on_terminal() -> bool:
+    """Whether stderr (where progress goes) is a terminal."""
+    try:
+        return sys.stderr.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+class _Ticker:
+    """Rewrites a progress line with the elapsed seconds, once a second, until stopped."""
+
+    def __init__(self, head: str, start: float):
+        self.head, self.start = head, start
+        self._done = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        while not self._done.wait(1.0):
+            print(f"\r{self.head} {time.perf_counter() - self.start:5.0f} s", end="",
+                  file=sys.stderr, flush=True)
+
+    def stop(self) -> None:
+        self._done.set()
+        self._thread.join()
+        print(f"\r{self.head}", end="", file=sys.stderr, flush=True)
 
 
 _STATS = {"iree_compiles": 0, "exports": 0, "backend_graphs": 0, "data_tiling_retries": 0}

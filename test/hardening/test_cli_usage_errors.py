@@ -9,7 +9,7 @@ import pytest
 @pytest.mark.parametrize("argv, pattern", [
     ([], r"symhlo: error: the following arguments are required: cmd"),
     (["bogus"], r"symhlo: error: argument cmd: invalid choice: 'bogus'"),
-    (["export"], r"symhlo export: error: the following arguments are required: model"),
+    (["export"], r"symhlo export: error: the following arguments are required: MODEL"),
     (["compile", "m.pt2", "--target", "metal", "-o", "m.vmfb"],
      r"symhlo compile: error: argument --target: invalid choice: 'metal'"),
     (["run", "m.vmfb", "--nope"], r"symhlo: error: unrecognized arguments: --nope"),

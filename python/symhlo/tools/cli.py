@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import re
 import sys
+import time
 import warnings
 from pathlib import Path
 
@@ -19,6 +20,7 @@ from ..backend.targets import TARGETS, vmfb_contract
 from ..contract.standins import register_standins
 from ..errors import SymhloError
 from ..frontend.export import export, program_from_mlir
+from ..stages import StageTimer, on_terminal
 from .demo import main as demo_main
 from .mlir_input import ParseFailure, check_source_limits, read_bytecode_isolated
 
@@ -176,39 +178,59 @@ def _parse_check(text: str, path: str) -> None:
         raise CliError("\n".join(lines) or f"{path}: error: {e}") from None
 
 
-def _program(path: str, verbose: bool):
+def _progress(a) -> bool:
+    """Whether to report each stage: -v always, -q never, by default when stderr is a terminal."""
+    if a.quiet:
+        return False
+    return a.verbose or on_terminal()
+
+
+def _program(path: str, timer: StageTimer):
     """A .pt2 or .mlir/.mlirbc file -> StableHLOProgram."""
-    if path.endswith(".pt2"):
-        return export(_load_pt2(path), verbose=verbose)
-    return program_from_mlir(_read_mlir(path))
+    with timer.step("load"):
+        if path.endswith(".pt2"):
+            ep = _load_pt2(path)
+        else:
+            return program_from_mlir(_read_mlir(path))
+    return export(ep, verbose=timer.verbose)
+
+
+def _total(timer: StageTimer, start: float) -> None:
+    if timer.verbose:
+        print(f"[symhlo] {'total':<14} ... {time.perf_counter() - start:7.2f} s", file=sys.stderr,
+              flush=True)
 
 
 def cmd_export(a) -> int:
     check_kind(a.model, MODEL_KINDS, "input", "symhlo export")
     if a.output:
         check_kind(a.output, EXPORT_KINDS, "output", "symhlo export")
-    prog = _program(a.model, a.verbose)
+    start, timer = time.perf_counter(), StageTimer(_progress(a))
+    prog = _program(a.model, timer)
     if a.dims:
         print(prog.symbols.table())
     if a.output:
         prog.save(a.output)
     elif not a.dims:
         sys.stdout.write(prog.text)
+    _total(timer, start)
     return 0
 
 
 def cmd_compile(a) -> int:
     check_kind(a.input, MODEL_KINDS, "input", "symhlo compile")
     check_kind(a.output, COMPILE_KINDS, "output", "symhlo compile")
-    prog = _program(a.input, a.verbose)
+    start, timer = time.perf_counter(), StageTimer(_progress(a))
+    prog = _program(a.input, timer)
     flags = list(a.iree_flag or [])
     if a.output.endswith(".vmfb"):
-        vmfb = compile_to_vmfb(prog.text, a.target, a.target_arch, flags)
+        vmfb = compile_to_vmfb(prog.text, a.target, a.target_arch, flags, timer)
         Path(a.output).write_bytes(vmfb)
     else:
         cm = symhlo_compile(prog, target=a.target, target_arch=a.target_arch,
-                            options={"iree_flags": flags}, verbose=a.verbose)
+                            options={"iree_flags": flags}, verbose=timer.verbose)
         cm.save(a.output)
+    _total(timer, start)
     return 0
 
 
@@ -287,34 +309,60 @@ def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="symhlo", description=__doc__.splitlines()[0])
     sub = p.add_subparsers(dest="cmd", required=True, parser_class=_Parser)
 
+    targets = ", ".join(sorted(TARGETS))
+
+    def progress_flags(parser) -> None:
+        loud = parser.add_mutually_exclusive_group()
+        loud.add_argument("-v", "--verbose", action="store_true",
+                          help="print every stage (load, export, import, torch-backend, stablehlo, "
+                               "iree-input, iree) with its time, and the total, also when stderr "
+                               "is not a terminal (on a terminal that is the default)")
+        loud.add_argument("-q", "--quiet", action="store_true",
+                          help="print nothing but errors (no progress, even on a terminal)")
+
     e = sub.add_parser("export", help="MODEL.pt2 -> pure StableHLO (.mlir text or .mlirbc VHLO)")
-    e.add_argument("model")
-    e.add_argument("-o", "--output")
+    e.add_argument("model", metavar="MODEL",
+                   help="MODEL.pt2 (torch.export.save's archive), or StableHLO as .mlir / .mlirbc")
+    e.add_argument("-o", "--output", metavar="OUT",
+                   help="OUT.mlir (StableHLO text) or OUT.mlirbc (portable artifact); "
+                        "default: the text on stdout")
     e.add_argument("--dims", action="store_true", help="print the symbolic dims table")
-    e.add_argument("-v", "--verbose", action="store_true", help="print each stage and its time")
+    progress_flags(e)
     e.set_defaults(fn=cmd_export)
 
     c = sub.add_parser("compile", help="MODEL.pt2 | IN.mlir -> OUT.vmfb (or OUT.symhlo)")
-    c.add_argument("input")
-    c.add_argument("--target", default="cpu", choices=sorted(TARGETS))
-    c.add_argument("--target-arch", default=None)
-    c.add_argument("--iree-flag", action="append", help="extra iree-compile flag (repeatable)")
-    c.add_argument("-o", "--output", required=True)
-    c.add_argument("-v", "--verbose", action="store_true")
+    c.add_argument("input", metavar="MODEL",
+                   help="MODEL.pt2 (torch.export.save's archive), or StableHLO as .mlir / .mlirbc")
+    c.add_argument("--target", default="cpu", choices=sorted(TARGETS), metavar="TARGET",
+                   help=f"the device to compile for: {targets} (default: cpu)")
+    c.add_argument("--target-arch", default=None, metavar="ARCH",
+                   help="the GPU architecture, e.g. sm_80 (cuda), gfx942 (rocm); default per target")
+    c.add_argument("--iree-flag", action="append", metavar="FLAG",
+                   help="extra iree-compile flag, e.g. --iree-flag=--iree-opt-level=O2 (repeatable)")
+    c.add_argument("-o", "--output", required=True, metavar="OUT",
+                   help="OUT.vmfb (an IREE module with the shape checks compiled in, for any IREE "
+                        "host) or OUT.symhlo (for symhlo.load and symhlo run: the IREE module with "
+                        "its call signature and output structure)")
+    progress_flags(c)
     c.set_defaults(fn=cmd_compile)
 
     r = sub.add_parser("run", help="run OUT.vmfb or a saved OUT.symhlo on .npy inputs")
-    r.add_argument("module")
-    r.add_argument("--input", action="append", help="@FILE.npy (repeat per input)")
-    r.add_argument("--output", action="append", help="@FILE.npy to save each result")
-    r.add_argument("--target", default="cpu", choices=sorted(TARGETS))
+    r.add_argument("module", metavar="MODULE", help="OUT.vmfb or OUT.symhlo from symhlo compile")
+    r.add_argument("--input", action="append", metavar="@FILE.npy",
+                   help="one tensor input (repeat per input, in order)")
+    r.add_argument("--output", action="append", metavar="@FILE.npy",
+                   help="save a result (repeat per result, in order)")
+    r.add_argument("--target", default="cpu", choices=sorted(TARGETS), metavar="TARGET",
+                   help=f"the device to run on: {targets} (default: cpu)")
     r.set_defaults(fn=cmd_run)
 
     d = sub.add_parser("demo", help="the seed model and a transformer block on IREE")
     d.set_defaults(fn=cmd_demo)
 
     g = sub.add_parser("gpu-check", help="compile and run the GPU suite on CUDA (needs a GPU)")
-    g.add_argument("rest", nargs=argparse.REMAINDER)
+    g.add_argument("rest", nargs=argparse.REMAINDER, metavar="...",
+                   help="gpu-check's own flags: --target cuda|rocm|vulkan, --target-arch ARCH, "
+                        "--quick (see symhlo gpu-check --help)")
     g.set_defaults(fn=cmd_gpu_check)
     return p
 
