@@ -9,6 +9,7 @@ ops; here they become StableHLO's elementwise complex ops, so complex inputs and
 
     %z = torch.aten.complex %re, %im : !torch.vtensor<[?,4],f32>, !torch.vtensor<[?,4],f32>
                                        -> !torch.vtensor<[?,4],complex<f32>>
+    (parts of compatible shapes: equal where both are static; stablehlo.complex takes them so)
   ==>
     %a = torch_c.to_builtin_tensor %re ...   %b = torch_c.to_builtin_tensor %im ...
     %c = stablehlo.complex %a, %b : tensor<?x4xcomplex<f32>>
@@ -57,14 +58,22 @@ def _hlo(b: TorchBuilder, name: str, result: ir.Type, operands: list[ir.Value]) 
     return b.value("torch_c.from_builtin_tensor", [result], [out])
 
 
+def _compatible(a: ir.Type, b: ir.Type) -> bool:
+    """Same rank and element type, sizes equal where both are static."""
+    pa, pb = vtensor_sizes_and_dtype(a), vtensor_sizes_and_dtype(b)
+    return pa is not None and pb is not None and pa[1] == pb[1] and len(pa[0]) == len(pb[0]) \
+        and all(x is None or y is None or x == y for x, y in zip(pa[0], pb[0]))
+
+
 def convert_torch_aten_complex(op: ir.Operation) -> bool:
-    """torch.aten.complex (parts of one type) -> stablehlo.complex. Returns whether it converted."""
+    """torch.aten.complex (parts of compatible shapes) -> stablehlo.complex. Returns whether it
+    converted `op`."""
     re, im = op.operands[0], op.operands[1]
     if not any(True for _ in op.results[0].uses):
         op.erase()   # its view_as_real users took the parts
         return True
-    if str(re.type) != str(im.type) or _part_type(op.results[0].type) is None \
-            or str(_part_type(op.results[0].type)) != str(re.type):
+    part = _part_type(op.results[0].type)
+    if part is None or not (_compatible(re.type, part) and _compatible(im.type, part)):
         return False
     y = _hlo(TorchBuilder(op), "stablehlo.complex", op.results[0].type, [re, im])
     op.results[0].replace_all_uses_with(y)

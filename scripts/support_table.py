@@ -131,6 +131,12 @@ ROWS: tuple[Row, ...] = (
         ("test_complex_numbers.py::test_rotary_complex_over_dynamic_sequence",
          "test_complex_numbers.py::test_rotary_keeps_the_sequence_dynamic",
          "test_complex_numbers.py::test_complex_ops_match_eager")),
+    Row("op", "torch.fft",
+        "fft / ifft / rfft / irfft / hfft / fft2 (every norm, `n` / `s`) over `?` lengths as DFT "
+        "matmuls against in-graph twiddle matrices; rfft magnitude at n = 5, 64, 301 from one compile",
+        ("test_spectral.py::test_rfft_magnitude_over_dynamic_length",
+         "test_spectral.py::test_fft_family_round_trips",
+         "test_spectral.py::test_rfft_length_stays_dynamic")),
     Row("op", "creation",
         "arange / full / zeros / ones / new_zeros / empty with symbolic sizes; tril / triu; cumsum "
         "(also over unbounded axes)",

@@ -9,14 +9,14 @@ from torch.export import Dim
 import symhlo
 
 
-class Hfft(torch.nn.Module):
-    def forward(self, x):
-        return torch.fft.hfft(x, n=6, dim=1)  # THE-LINE
+class GridSample3d(torch.nn.Module):
+    def forward(self, x, grid):
+        return torch.nn.functional.grid_sample(x, grid, align_corners=False)  # THE-LINE
 
 
 def test_unlowered_op_with_constant_operands_is_named_with_its_line():
     line = next(i for i, text in enumerate(open(__file__), 1) if text.rstrip().endswith("# THE-LINE"))
-    x = torch.randn(4, 5)
+    x, grid = torch.randn(2, 3, 4, 5, 6), torch.rand(2, 3, 4, 5, 3) * 2 - 1
     with pytest.raises(symhlo.UnsupportedOpError,
-                       match=rf"unsupported op 'torch\.aten\.fft_hfft' at loc\(\".*test_refusals\.py\":{line}:"):
-        symhlo.compile(Hfft(), (x,), dynamic_shapes=({0: Dim.AUTO, 1: Dim.AUTO},))
+                       match=rf"unsupported op 'torch\.aten\.grid_sampler_3d' at loc\(\".*test_refusals\.py\":{line}:"):
+        symhlo.compile(GridSample3d(), (x, grid), dynamic_shapes=({0: Dim.AUTO}, {0: Dim.AUTO}))

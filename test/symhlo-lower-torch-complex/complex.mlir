@@ -77,3 +77,15 @@ func.func @mismatched_parts_left(%re: !torch.vtensor<[?],f32>, %im: !torch.vtens
   %0 = torch.aten.complex %re, %im : !torch.vtensor<[?],f32>, !torch.vtensor<[?],f32> -> !torch.vtensor<[?],complex<f64>>
   return %0 : !torch.vtensor<[?],complex<f64>>
 }
+
+// -----
+
+// Parts whose static sizes differ only where one is `?` are compatible: stablehlo.complex takes them.
+
+// CHECK-LABEL: func @compatible_parts
+// CHECK:         stablehlo.complex %{{.*}}, %{{.*}} : (tensor<?x4xf32>, tensor<3x4xf32>) -> tensor<3x4xcomplex<f32>>
+// CHECK-NOT:     torch.aten.complex
+func.func @compatible_parts(%re: !torch.vtensor<[?,4],f32>, %im: !torch.vtensor<[3,4],f32>) -> !torch.vtensor<[3,4],complex<f32>> {
+  %0 = torch.aten.complex %re, %im : !torch.vtensor<[?,4],f32>, !torch.vtensor<[3,4],f32> -> !torch.vtensor<[3,4],complex<f32>>
+  return %0 : !torch.vtensor<[3,4],complex<f32>>
+}

@@ -3,7 +3,8 @@ table `symhlo_decompositions()`, gathered from the op-family modules of this sub
 
 basic (nearest upsampling, adaptive pooling, group norm, reflection padding, attention, remainder,
 roll, tan, clamp), data (sizes from data: nonzero, masks, unique, repeat_interleave), indexing, pooling, select (sorts, scans, norms, scatters), shapes (views, copies,
-windows), special (special functions), views (as_strided). Each rewrites an op into ATen ops that
+windows), special (special functions), spectral (torch.fft as DFT matmuls), views (as_strided);
+complex_numbers (complex arithmetic as float parts) is applied over the whole table by the importer. Each rewrites an op into ATen ops that
 torch-mlir lowers to StableHLO with every size kept symbolic.
 """
 
@@ -21,6 +22,7 @@ from .pooling import pooling_decompositions
 from .select import select_decompositions
 from .shapes import shape_decompositions
 from .special import special_decompositions
+from .spectral import spectral_decompositions
 from .views import as_strided_view
 
 aten = torch.ops.aten
@@ -35,6 +37,7 @@ def symhlo_decompositions() -> dict[torch._ops.OpOverload, Callable]:
         **special_decompositions(),
         **select_decompositions(),
         **data_decompositions(),
+        **spectral_decompositions(),
         aten.as_strided.default: as_strided_view,
         aten.upsample_nearest1d.vec: upsample_nearest,
         aten.upsample_nearest2d.vec: upsample_nearest,

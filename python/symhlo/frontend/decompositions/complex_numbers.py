@@ -174,6 +174,15 @@ def complex_of(re, im):
     return make_complex(re, im)
 
 
+def constant_pad_nd(z, pad, value=0):
+    """aten.constant_pad_nd of a complex tensor ==> both parts padded (by `value`'s parts)."""
+    if not _is_complex(z):
+        return NotImplemented
+    re, im = parts(z)
+    vr, vi = (value.real, value.imag) if isinstance(value, complex) else (value, 0)
+    return make_complex(aten.constant_pad_nd(re, pad, vr), aten.constant_pad_nd(im, pad, vi))
+
+
 def complex_decompositions() -> dict[torch._ops.OpOverload, Callable]:
     """op -> decomposition, each returning NotImplemented when no operand is complex."""
     return {
@@ -188,6 +197,7 @@ def complex_decompositions() -> dict[torch._ops.OpOverload, Callable]:
         aten.bmm.default: _binary(_matmul_parts(torch.bmm)),
         aten.neg.default: _unary(lambda re, im: (-re, -im)),
         aten.conj_physical.default: _unary(lambda re, im: (re, -im)),
+        aten._conj_physical.default: _unary(lambda re, im: (re, -im)),
         aten._conj.default: _unary(lambda re, im: (re, -im)),
         aten.resolve_conj.default: _unary(lambda re, im: (re, im)),
         aten.abs.default: _unary(_abs),
@@ -198,6 +208,9 @@ def complex_decompositions() -> dict[torch._ops.OpOverload, Callable]:
         aten.sum.dim_IntList: _unary(_reduction(torch.sum)),
         aten.sum.default: _unary(_reduction(torch.sum)),
         aten.mean.dim: _unary(_reduction(torch.mean)),
+        torch.ops.prims.conj_physical.default: _unary(lambda re, im: (re, -im)),
+        torch.ops.prims.conj.default: _unary(lambda re, im: (re, -im)),
+        aten.constant_pad_nd.default: constant_pad_nd,
         aten.polar.default: polar,
         aten.complex.default: complex_of,
     }
