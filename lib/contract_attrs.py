@@ -32,6 +32,13 @@ SIGNATURE = "symhlo.signature"
 SHAPE_ASSERTIONS = "symhlo.shape_assertions"
 RUNTIME_CHECKS = "symhlo.runtime_checks"
 
+# The reflection entries symhlo-insert-call-checks-for-iree records on a .vmfb's @main: the tensor
+# declaration (IREE's own names buffer views), the original @main's signature and contract
+# attributes as MLIR text, and the checks it could not compile in (JSON list).
+VMFB_DECLARATION = "symhlo.declaration"
+VMFB_CONTRACT = "symhlo.contract"
+VMFB_UNCHECKED = "symhlo.unchecked"
+
 # A function carrying either of these was exported by symhlo from torch.export.
 CONTRACT_ATTRS = (SYMBOLS, ARG_SHAPES)
 

@@ -50,10 +50,11 @@ from torch_mlir import ir
 
 from .builder import OpBuilder
 from .registry import Pass
-from .size_facts import CONTRACT_ATTRS, main_function
+from .contract_attrs import (ARG_NAMES, ARG_SHAPES, CONTRACT_ATTRS, RELATIONS, SYMBOLS, VMFB_CONTRACT,
+                             VMFB_DECLARATION, VMFB_UNCHECKED, is_unbounded)
+from .size_facts import main_function
 
 CHECKED_MAIN = "symhlo_checked_main"
-_UNBOUNDED = 2**62
 _BINOPS = {ast.Add: "arith.addi", ast.Sub: "arith.subi", ast.Mult: "arith.muli",
            ast.FloorDiv: "arith.floordivsi", ast.Mod: "arith.remsi"}
 _CALLS = {"Max": "arith.maxsi", "Min": "arith.minsi", "max": "arith.maxsi", "min": "arith.minsi",
@@ -183,23 +184,23 @@ class InsertCallChecksForIree(Pass):
             ", ".join(str(t) for t in ftype.results) + ") attributes {" + ", ".join(
                 f"{a.name} = {a.attr}" for a in (main.attributes[i] for i in range(len(main.attributes)))
                 if a.name.startswith("symhlo.")) + "}"
-        names = _strings(main, "symhlo.arg_names")
+        names = _strings(main, ARG_NAMES)
         shapes = [[ir.StringAttr(s).value for s in ir.ArrayAttr(a)]
-                  for a in ir.ArrayAttr(main.attributes["symhlo.arg_shapes"])] \
-            if "symhlo.arg_shapes" in main.attributes else []
+                  for a in ir.ArrayAttr(main.attributes[ARG_SHAPES])] \
+            if ARG_SHAPES in main.attributes else []
         ranges: dict[str, tuple[int, int | None]] = {}
-        if "symhlo.symbols" in main.attributes:
-            for named in ir.DictAttr(main.attributes["symhlo.symbols"]):
+        if SYMBOLS in main.attributes:
+            for named in ir.DictAttr(main.attributes[SYMBOLS]):
                 lo, hi = (ir.IntegerAttr(x).value for x in ir.ArrayAttr(named.attr))
-                ranges[named.name] = (lo, None if hi >= _UNBOUNDED else hi)
-        relations = _strings(main, "symhlo.relations")
+                ranges[named.name] = (lo, None if is_unbounded(hi) else hi)
+        relations = _strings(main, RELATIONS)
 
         main.attributes["sym_name"] = ir.StringAttr.get(CHECKED_MAIN)
         main.attributes["sym_visibility"] = ir.StringAttr.get("private")
         view = ir.Type.parse("!hal.buffer_view")
         new_type = ir.FunctionType.get([view] * len(ftype.inputs), [view] * len(ftype.results))
-        reflection = {"symhlo.declaration": ir.StringAttr.get(_declaration(ftype, self.demote_f64)),
-                      "symhlo.contract": ir.StringAttr.get(contract)}
+        reflection = {VMFB_DECLARATION: ir.StringAttr.get(_declaration(ftype, self.demote_f64)),
+                      VMFB_CONTRACT: ir.StringAttr.get(contract)}
         ip = ir.InsertionPoint.at_block_begin(module.body)
         b0 = OpBuilder(ip=ip, loc=main.location)
         func = b0.create("func.func", [], [], {"sym_name": ir.StringAttr.get("main"),
@@ -291,7 +292,7 @@ class InsertCallChecksForIree(Pass):
             b.create("cf.assert", [], [ok], {"msg": ir.StringAttr.get(
                 f"symhlo contract: {text} must hold" + (f" ({origin})" if origin else ""))})
         if unchecked:
-            reflection["symhlo.unchecked"] = ir.StringAttr.get(json.dumps(unchecked))
+            reflection[VMFB_UNCHECKED] = ir.StringAttr.get(json.dumps(unchecked))
         func.attributes["iree.reflection"] = ir.DictAttr.get(reflection)
 
         call = b.create("func.call", list(ftype.results), tensors,

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 
+from symhlo.passes.contract_attrs import VMFB_CONTRACT, VMFB_DECLARATION
 from symhlo.passes.ir_util import new_context
 
 from ..contract.attributes import main_func, read_contract
@@ -145,7 +146,7 @@ def vmfb_targets(vmfb: bytes) -> list[str]:
 def declaration(reflection) -> str:
     """The tensor declaration of a function from its reflection: symhlo's own (the module's @main
     takes buffer views to check its contract, symhlo-insert-call-checks-for-iree) or IREE's."""
-    return str(reflection.get("symhlo.declaration") or reflection.get("iree.abi.declaration", ""))
+    return str(reflection.get(VMFB_DECLARATION) or reflection.get("iree.abi.declaration", ""))
 
 
 def vmfb_signature(vmfb: bytes, function: str = "main") -> str:
@@ -178,7 +179,7 @@ def vmfb_contract(vmfb: bytes, function: str = "main"):
         instance = rt.VmInstance()   # must outlive the module
         module = rt.VmModule.copy_buffer(instance, vmfb)
         fn = module.lookup_function(function)
-        text = str(fn.reflection.get("symhlo.contract", "")) if fn is not None else ""
+        text = str(fn.reflection.get(VMFB_CONTRACT, "")) if fn is not None else ""
         del fn, module, instance
     except Exception as e:
         raise SymhloError(f"not a valid IREE module (vmfb): {' '.join(str(e).split())}") from None
