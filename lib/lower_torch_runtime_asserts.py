@@ -8,7 +8,8 @@ message is recorded in `symhlo.runtime_checks` (one string per extra result, in 
 runtime wrapper strips those results and raises symhlo.RuntimeCheckError with the message when
 one is 0. Proven conditions are erased: a data-dependent count that is a sum of values known
 non-negative (a mask's popcount, `x.ne(0).sum()`) compared `>= 0`, the check torch.export adds
-for every unbacked size.
+for every unbacked size. A value checked `>= c` and not proven is read as max(value, c) by its
+other users, so a call whose check fails still sizes nothing negative before the wrapper raises.
 
     %n = torch.aten.Int.Tensor %k : !torch.vtensor<[],si64> -> !torch.int
     %c = torch.aten.le.int %n, %size : !torch.int, !torch.int -> !torch.bool
@@ -120,13 +121,66 @@ def proven(cond: ir.Value) -> bool:
     return False
 
 
+def _source_int(v: ir.Value) -> ir.Value | None:
+    """The `!torch.int` an index / i64 comparison operand was cast from, if any."""
+    while str(v.type) != "!torch.int":
+        d = defining_op(v)
+        if d is None or d.name not in ("arith.index_cast", "torch_c.to_i64") or not d.operands:
+            return None
+        v = d.operands[0]
+    return v
+
+
+def clamp_below(v: ir.Value, bound: int, keep: ir.Operation) -> None:
+    """Every use of the `!torch.int` `v` except `keep`'s chain reads max(v, bound) instead: a
+    data-dependent size whose `>= bound` check fails at call time still sizes nothing negative
+    (the check's result reports it; the program must not allocate or index with it first)."""
+    chain = _chain(keep.operands[0])
+    uses = [(u.owner, u.operand_number) for u in v.uses]
+    uses = [(o, k) for o, k in uses if not any(o == c for c in chain)]
+    if not uses:
+        return
+    b = OpBuilder(ip=ir.InsertionPoint.after(defining_op(v)), loc=keep.location)
+    i64 = ir.IntegerType.get_signless(64)
+    raw = b.value("torch_c.to_i64", [i64], [v])
+    clamped = b.value("arith.maxsi", [i64], [raw, b.constant(i64, bound)])
+    safe = b.value("torch_c.from_i64", [ir.Type.parse("!torch.int")], [clamped])
+    for owner, k in uses:
+        owner.operands[k] = safe
+
+
+def _chain(cond: ir.Value) -> list:
+    """The ops from an assert's condition back to its `!torch.int` operands."""
+    out, work = [], [cond]
+    while work:
+        d = defining_op(work.pop())
+        if d is None or d.name in ("torch.aten.Int.Tensor", "torch.aten.item",
+                                   "torch.aten._local_scalar_dense", "torch.constant.int",
+                                   "arith.constant"):
+            continue
+        out.append(d)
+        work.extend(d.operands)
+    return out
+
+
 def lower_torch_runtime_assert(op: ir.Operation, checks: list) -> bool:
     """torch.runtime.assert -> erased when proven, else its condition as a 0-d si64 tensor
-    (appended to `checks` with its message). Returns whether it was erased as proven."""
+    (appended to `checks` with its message); the value a `v >= c` check bounds is clamped to c
+    for its other uses. Returns whether it was erased as proven."""
     cond = op.operands[0]
     if proven(cond):
         op.erase()
         return True
+    c = _condition(cond)
+    if c is not None:
+        pred, lhs, rhs = c
+        if pred in ("sle", "slt"):
+            pred, lhs, rhs = {"sle": "sge", "slt": "sgt"}[pred], rhs, lhs
+        bound = _constant(rhs)
+        source = _source_int(lhs)
+        if bound is not None and pred in ("sge", "sgt") and source is not None \
+                and defining_op(source) is not None:
+            clamp_below(source, bound if pred == "sge" else bound + 1, op)
     b = OpBuilder(op)
     i = b.value("torch.aten.Int.bool", [ir.Type.parse("!torch.int")], [cond])
     t = b.value("torch.prim.NumToTensor.Scalar", [ir.Type.parse("!torch.vtensor<[],si64>")], [i])

@@ -276,22 +276,26 @@ ROWS: tuple[Row, ...] = (
         ("test_norms_search.py::test_isclose_fmax_searchsorted_histograms",)),
     # --- data-dependent sizes and unsupported ops ---------------------------------------------
     Row("op", "sizes from data: nonzero, masks",
-        "nonzero, `x[mask]` (1-d and row masks), masked_select (broadcast mask), argwhere, "
-        "one-argument where: a `?` result of the mask's popcount; empty and full results",
+        "nonzero (also as_tuple), `x[mask]` (1-d and row masks), masked_select (broadcast mask), "
+        "argwhere, one-argument where: a `?` result of the mask's popcount; empty and full results",
         ("test_data_dependent_sizes.py::test_nonzero_masks_masked_select_argwhere_where",)),
     Row("op", "sizes from data: unique",
         "unique (sorted, return_inverse, return_counts) and unique_consecutive of integer "
-        "tensors: a `?` result of the number of runs; one value, all distinct",
+        "tensors, unique of bool: a `?` result of the number of runs; one value, all distinct",
         ("test_data_dependent_sizes.py::test_unique_and_unique_consecutive",)),
     Row("op", "sizes from data: repeat_interleave",
         "repeat_interleave(x, counts, dim=0) and repeat_interleave(counts): a `?` result of "
-        "counts.sum(); zero counts (empty) and ones",
-        ("test_data_dependent_sizes.py::test_repeat_interleave_by_counts",)),
+        "counts.sum(); zero counts (empty) and ones; a negative count raises "
+        "symhlo.RuntimeCheckError at call time",
+        ("test_data_dependent_sizes.py::test_repeat_interleave_by_counts",
+         "test_data_dependent_sizes.py::test_repeat_interleave_negative_count_raises")),
     Row("op", "sizes from data: item, torch._check, x[:n]",
         "`n = k.item()` with torch._check bounds feeding x[:n] and x[n:] (n = 0 and n = size); "
-        "a broken check raises symhlo.RuntimeCheckError at call time",
+        "a broken check raises symhlo.RuntimeCheckError at call time; without checks, x[:n] / "
+        "x[n:] clamp like eager (n negative, past the end, 0)",
         ("test_data_dependent_sizes.py::test_item_check_slice",
-         "test_data_dependent_sizes.py::test_item_check_broken_at_call_time_raises")),
+         "test_data_dependent_sizes.py::test_item_check_broken_at_call_time_raises",
+         "test_data_dependent_sizes.py::test_item_slice_without_checks_clamps_like_eager")),
     Row("data-dependent", "other data-dependent sizes: unique(dim=), unique of floats, "
         "tensor_split by a tensor",
         "output size depends on tensor values in a way symhlo does not compute: rejected up "

@@ -174,7 +174,8 @@ def _shapes(args) -> list[tuple[int, ...]]:
 
 def check_model(name: str, model: torch.nn.Module, example_args: Sequence[Any], dynamic_shapes,
                 sizes: Sequence[Sequence[Any]], *, rtol: float = 1e-4, atol: float = 1e-4,
-                expect_symbolic_outputs: bool = True, equal_nan: bool = False) -> Report:
+                expect_symbolic_outputs: bool = True, equal_nan: bool = False,
+                compiled: list | None = None) -> Report:
     """Compile `model` once, run it at every args tuple in `sizes`, compare each with eager.
 
     Args:
@@ -187,6 +188,7 @@ def check_model(name: str, model: torch.nn.Module, example_args: Sequence[Any], 
       expect_symbolic_outputs: assert at least one output axis is symbolic.
       equal_nan: NaN where eager has NaN counts as equal (functions eager defines as NaN, ops
         whose NaN rules are tested).
+      compiled: a list; when given, the CompiledModule is appended to it (to reuse it).
     Returns:
       the Report (also printed at the end of the session).
     """
@@ -207,6 +209,8 @@ def check_model(name: str, model: torch.nn.Module, example_args: Sequence[Any], 
     t0 = time.perf_counter()
     cm = symhlo.compile(prog)
     rep.iree_s = time.perf_counter() - t0
+    if compiled is not None:
+        compiled.append(cm)
     for args in sizes:
         with torch.no_grad():
             expected = _flat(model(*args))

@@ -25,7 +25,8 @@ class Masks(torch.nn.Module):
                 x[x.sum(1) > 0],                       # row mask: (u1, 3)
                 torch.masked_select(x, x[:, :1] < 0),  # broadcast mask
                 torch.argwhere(x < -0.5),
-                *torch.where(m))                       # one-argument where: one tensor per axis
+                *torch.where(m),                       # one-argument where: one tensor per axis
+                *torch.nonzero(x < 0, as_tuple=True))
 
 
 def test_nonzero_masks_masked_select_argwhere_where():
@@ -39,7 +40,8 @@ class Unique(torch.nn.Module):
     def forward(self, x):
         return (torch.unique(x, sorted=True, return_inverse=True, return_counts=True),
                 torch.unique_consecutive(x, return_inverse=True, return_counts=True),
-                torch.unique(x.flip(0)))
+                torch.unique(x.flip(0)),
+                torch.unique(x > 2, return_inverse=True, return_counts=True))   # bool: counted
 
 
 def test_unique_and_unique_consecutive():
@@ -49,7 +51,7 @@ def test_unique_and_unique_consecutive():
                 [(torch.randint(0, 4, (13,), generator=g),),   # repeats and runs
                  (torch.full((5,), 7),),                       # one value: a single run
                  (torch.arange(8) * 3 - 4,),                   # all distinct: full size
-                 (torch.tensor([2, 2, 1, 1, 1, 2]),)])
+                 (torch.tensor([2, 2, 1, 1, 1, 2]),)])         # (x > 2 all False)
 
 
 class RepeatInterleave(torch.nn.Module):
@@ -57,15 +59,31 @@ class RepeatInterleave(torch.nn.Module):
         return torch.repeat_interleave(x, counts, dim=0), torch.repeat_interleave(counts)
 
 
-def test_repeat_interleave_by_counts():
+@pytest.fixture(scope="module")
+def repeat_interleave():
+    """RepeatInterleave compiled once, checked against eager at 4 calls."""
     n = Dim("n")
     g = seeded(5)
+    compiled: list = []
     check_model("data_repeat_interleave", RepeatInterleave(),
                 (randn(6, 2), torch.randint(0, 3, (6,), generator=g)), ({0: n}, {0: n}),
                 [(randn(8, 2), torch.randint(0, 4, (8,), generator=g)),
                  (randn(3, 2), torch.zeros(3, dtype=torch.int64)),   # empty
                  (randn(4, 2), torch.ones(4, dtype=torch.int64)),    # every row once
-                 (randn(5, 2), torch.tensor([0, 5, 0, 1, 2]))])
+                 (randn(5, 2), torch.tensor([0, 5, 0, 1, 2]))], compiled=compiled)
+    return compiled[0]
+
+
+def test_repeat_interleave_by_counts(repeat_interleave):
+    assert repeat_interleave.symbols.runtime_checks   # the total's `>= 0`: counts may be negative
+
+
+def test_repeat_interleave_negative_count_raises(repeat_interleave):
+    x, counts = randn(3, 2), torch.tensor([1, -1, 2])
+    with pytest.raises(RuntimeError, match="negative"):
+        torch.repeat_interleave(x, counts, dim=0)
+    with pytest.raises(symhlo.RuntimeCheckError, match=r"failed at call time: .*u\d+ >= 0"):
+        repeat_interleave(x, counts)
 
 
 class Prefix(torch.nn.Module):
@@ -102,6 +120,20 @@ def test_item_check_broken_at_call_time_raises(prefix):
     with pytest.raises(RuntimeError):   # eager refuses the same call
         torch.export.export(Prefix(), (randn(6, 2), torch.tensor(3)),
                             dynamic_shapes=({0: Dim("n")}, None)).module()(randn(3, 2), torch.tensor(5))
+
+
+class Unchecked(torch.nn.Module):
+    def forward(self, x, k):
+        return x[:k.item()] + 1, x[k.item():]
+
+
+def test_item_slice_without_checks_clamps_like_eager():
+    """x[:n] with no torch._check: torch's slice rules (negative from the end, clamped to the
+    axis) computed from n at run time."""
+    check_model("data_item_unchecked", Unchecked(), (randn(6, 2), torch.tensor(3)),
+                ({0: Dim("n")}, None),
+                [(randn(5, 2), torch.tensor(7)), (randn(5, 2), torch.tensor(-2)),
+                 (randn(4, 2), torch.tensor(0)), (randn(7, 2), torch.tensor(-9))])
 
 
 class UniqueFloat(torch.nn.Module):

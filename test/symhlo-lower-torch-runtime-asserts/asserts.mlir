@@ -62,3 +62,28 @@ func.func @signed_sum_is_a_call_time_check(%arg0: !torch.vtensor<[?],si64>) -> !
   torch.runtime.assert %c, "u0 >= 0"
   return %arg0 : !torch.vtensor<[?],si64>
 }
+
+// -----
+
+// A value checked `>= 0` and not proven is clamped for its other users: a call whose check fails
+// must not size anything negative before the wrapper raises.
+// CHECK-LABEL: func @checked_value_is_clamped_for_other_users
+// CHECK:         %[[N:.*]] = torch.aten.Int.Tensor %arg1
+// CHECK-NEXT:    %[[RAW:.*]] = torch_c.to_i64 %[[N]]
+// CHECK-NEXT:    %[[ZERO:.*]] = arith.constant 0 : i64
+// CHECK-NEXT:    %[[MAX:.*]] = arith.maxsi %[[RAW]], %[[ZERO]] : i64
+// CHECK-NEXT:    %[[SAFE:.*]] = torch_c.from_i64 %[[MAX]]
+// CHECK:         torch.aten.ge.int %[[N]], %{{.*}}
+// CHECK:         torch.aten.arange %[[SAFE]]
+func.func @checked_value_is_clamped_for_other_users(%arg0: !torch.vtensor<[?],f32>, %arg1: !torch.vtensor<[],si64>) -> !torch.vtensor<[?],si64> {
+  %int0 = torch.constant.int 0
+  %int4 = torch.constant.int 4
+  %none = torch.constant.none
+  %cpu = torch.constant.device "cpu"
+  %false = torch.constant.bool false
+  %n = torch.aten.Int.Tensor %arg1 : !torch.vtensor<[],si64> -> !torch.int
+  %c = torch.aten.ge.int %n, %int0 : !torch.int, !torch.int -> !torch.bool
+  torch.runtime.assert %c, "u0 >= 0"
+  %r = torch.aten.arange %n, %int4, %none, %cpu, %false : !torch.int, !torch.int, !torch.none, !torch.Device, !torch.bool -> !torch.vtensor<[?],si64>
+  return %r : !torch.vtensor<[?],si64>
+}

@@ -197,6 +197,7 @@ def import_exported_program(ep: torch.export.ExportedProgram, *, func_name: str 
     ep = _run_decompositions(ep, complex_first({**table, **on_0d_as_1d(table),
                                                 **decompositions.symhlo_decompositions()},
                                                complex_decompositions()))
+    _drop_storage_offset_asserts(ep)
     equalities = reject_decomposition_guards(ep, snapshot, names)
     # What decomposing introduced (sdpa's scale 1 / sqrt(sym_float(E)) over a `?` head size):
     # refused naming the op here, not as the FX importer's NotImplementedError.
@@ -245,6 +246,33 @@ def _run_decompositions(ep, table):
         raise _decomposition_failure(e) from e
     finally:
         ep._guards_code = saved
+
+
+def _drop_storage_offset_asserts(ep) -> None:
+    """Erases torch.export's runtime asserts on a view's storage offset (`x[k.item():]` asserts
+    `sym_storage_offset(view) >= 0`), with the offset node itself. An offset is a layout fact,
+    non-negative by construction; symhlo's IR is value-semantic and has no storage to offset
+    into. An offset read by anything but such an assert is left (and refused by name)."""
+    import operator
+
+    graph = ep.graph
+    for node in list(graph.nodes):
+        if node.op != "call_function" or node.target is not torch.ops.aten.sym_storage_offset.default:
+            continue
+        dead, ok = [], True
+        for cmp in list(node.users):
+            if cmp.target not in (operator.ge, operator.gt, operator.le, operator.lt, operator.eq):
+                ok = False
+                break
+            if not all(u.target is torch.ops.aten._assert_scalar.default for u in cmp.users):
+                ok = False
+                break
+            dead += list(cmp.users) + [cmp]
+        if not ok:
+            continue
+        for n in dead + [node]:
+            graph.erase_node(n)
+    graph.lint()
 
 
 def _copy_state_in_lists(ep) -> None:

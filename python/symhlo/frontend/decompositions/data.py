@@ -79,6 +79,13 @@ def nonzero(mask):
     return torch.stack(coords[::-1], 1)
 
 
+def nonzero_numpy(x):
+    """aten.nonzero_numpy (nonzero(as_tuple=True)) ==> nonzero's columns."""
+    if x.dim() == 0:
+        raise _unsupported("aten.nonzero_numpy", "nonzero(as_tuple=True) of a 0-d tensor")
+    return list(torch.unbind(nonzero(x), 1))
+
+
 def argwhere(x):
     """aten.argwhere ==> nonzero."""
     return nonzero(x)
@@ -157,6 +164,22 @@ def _reject_float_nan(op: str, x: torch.Tensor) -> None:
                                "and bool tensors only: NaN and signed-zero runs are not handled)")
 
 
+def _unique_bool(x, flat, return_inverse: bool, return_counts: bool):
+    """unique of a bool tensor by counting, no sort: [False, True] without the absent ones.
+    (A sort of the mask converted to an integer failed in IREE 3.13: an unbounded stack
+    allocation when the sort's permutation is unused.)"""
+    trues = flat.to(torch.int64).sum()
+    falses = torch.logical_not(flat).to(torch.int64).sum()
+    has_false = falses > 0
+    k = _count(has_false.to(torch.int64) + (trues > 0).to(torch.int64), 2)
+    values = torch.stack([torch.logical_not(has_false), torch.ones((), dtype=torch.bool)]).narrow(0, 0, k)
+    inverse = (torch.where(has_false, flat.to(torch.int64), 0).reshape(x.shape) if return_inverse
+               else torch.zeros((0,), dtype=torch.int64))
+    counts = (torch.stack([torch.where(has_false, falses, trues), trues]).narrow(0, 0, k)
+              if return_counts else torch.zeros((0,), dtype=torch.int64))
+    return values, inverse, counts
+
+
 def unique2(x, sorted: bool = True, return_inverse: bool = False, return_counts: bool = False):
     """aten._unique2 (torch.unique) ==> a stable sort, run starts (v[i] != v[i-1]), their count
     as the number of unique values; each run's value scattered to its slot, counts by a
@@ -167,6 +190,8 @@ def unique2(x, sorted: bool = True, return_inverse: bool = False, return_counts:
                                             "its hash set on CPU, which symhlo does not reproduce; "
                                             "use sorted=True")
     flat = x.reshape(-1)
+    if flat.dtype == torch.bool:
+        return _unique_bool(x, flat, return_inverse, return_counts)
     vals, perm = torch.sort(flat, stable=True)
     return _unique_runs(x, vals, perm, return_inverse, return_counts)
 
@@ -182,9 +207,14 @@ def unique_consecutive(x, return_inverse: bool = False, return_counts: bool = Fa
 
 def _repeat_index(repeats: torch.Tensor, output_size=None) -> torch.Tensor:
     """For each output position j < repeats.sum(): the i with cum[i-1] <= j < cum[i]
-    (a right-side binary search in the inclusive cumulative sum)."""
-    cum = torch.cumsum(repeats.to(torch.int64), 0)
-    total = _count(repeats.to(torch.int64).sum(), None) if output_size is None else output_size
+    (a right-side binary search in the inclusive cumulative sum). A negative count (which eager
+    refuses) makes the total -1, which fails the total's call-time `>= 0` check."""
+    reps = repeats.to(torch.int64)
+    cum = torch.cumsum(reps, 0)
+    if output_size is not None:
+        total = output_size
+    else:   # -1 when a count is negative: the count's `>= 0` check then fails at call time
+        total = _count(torch.where((reps < 0).any(), -1, reps.sum()), None)
     return torch.searchsorted(cum, torch.arange(total, dtype=torch.int64), right=True)
 
 
@@ -212,6 +242,7 @@ def data_decompositions() -> dict[torch._ops.OpOverload, Callable]:
     """The decompositions of this module, for symhlo.frontend.decompositions' table."""
     return {
         aten.nonzero.default: nonzero,
+        aten.nonzero_numpy.default: nonzero_numpy,
         aten.argwhere.default: argwhere,
         aten.where.default: where_cond,
         aten.masked_select.default: masked_select,
