@@ -279,6 +279,11 @@ ROWS: tuple[Row, ...] = (
         "nonzero (also as_tuple), `x[mask]` (1-d and row masks), masked_select (broadcast mask), "
         "argwhere, one-argument where: a `?` result of the mask's popcount; empty and full results",
         ("test_data_dependent_sizes.py::test_nonzero_masks_masked_select_argwhere_where",)),
+    Row("op", "assignment through a mask",
+        "`x[mask] = v` (scalar, a broadcast row: a `where`), `x[mask] += v` and `x[mask] = "
+        "values` of the selection's data-dependent length (scattered at the mask's nonzero "
+        "positions); empty and full masks",
+        ("test_data_dependent_sizes.py::test_mask_assignment",)),
     Row("op", "sizes from data: unique",
         "unique (sorted, return_inverse, return_counts) and unique_consecutive of integer "
         "tensors, unique of bool: a `?` result of the number of runs; one value, all distinct",

@@ -36,6 +36,26 @@ def test_nonzero_masks_masked_select_argwhere_where():
                 [(mixed,), (-torch.ones(4, 3),), (torch.ones(5, 3),), (randn(1, 3),)])
 
 
+class MaskAssign(torch.nn.Module):
+    def forward(self, x, row):
+        y = x.clone()
+        y[y > 0] = 0                      # scalar: where, no data-dependent size
+        z = x.clone()
+        z[z[:, 0] > 0] = row              # a row broadcast over the selected rows
+        w = x.clone()
+        w[w < 0] += 1.5                   # values of the selection's length: scattered back
+        q = x.clone()
+        q[q[:, 1] > 0] = q[q[:, 1] > 0] * 3
+        return y, z, w, q
+
+
+def test_mask_assignment():
+    n = Dim("n")
+    check_model("data_mask_assign", MaskAssign(), (randn(6, 2), randn(2)), ({0: n}, None),
+                [(randn(9, 2), randn(2)), (torch.ones(3, 2), randn(2)),
+                 (-torch.ones(4, 2), randn(2))], expect_symbolic_outputs=True)
+
+
 class Unique(torch.nn.Module):
     def forward(self, x):
         return (torch.unique(x, sorted=True, return_inverse=True, return_counts=True),

@@ -25,7 +25,7 @@ from typing import Callable
 import torch
 
 from ...errors import UnsupportedOpError
-from .indexing import index_tensor as integer_index_tensor
+from .indexing import index_put as integer_index_put, index_tensor as integer_index_tensor
 from .views import current_source_line
 
 aten = torch.ops.aten
@@ -109,7 +109,7 @@ def index_tensor(x, indices):
     """aten.index.Tensor with a bool / uint8 mask among the indices ==> the mask's nonzero
     columns as integer indices (eager's rule: a k-d mask stands for k index tensors), then
     aten.index.Tensor with integer indices only."""
-    if not any(i is not None and i.dtype in (torch.bool, torch.uint8) for i in indices):
+    if not any(_is_mask(i) for i in indices):
         return integer_index_tensor(x, indices)
     out = []
     for i in indices:
@@ -123,6 +123,41 @@ def index_tensor(x, indices):
         return torch.index_select(x, 0, out[0])
     r = integer_index_tensor(x, out)
     return aten.index.Tensor(x, out) if r is NotImplemented else r
+
+
+def _is_mask(i) -> bool:
+    return i is not None and i.dtype in (torch.bool, torch.uint8)
+
+
+def index_put(x, indices, values, accumulate=False):
+    """aten.index_put with a bool / uint8 mask among the indices (`x[mask] = v`, `x[mask] += v`).
+
+    One leading mask and values that broadcast over the selected elements' trailing axes (a
+    scalar, a row): no data-dependent size at all, `where(mask, v, x)` (`x + v` when
+    accumulating). Otherwise the mask's nonzero columns as integer indices, then the integer
+    index_put (values of the selection's `?` length scatter into place).
+    """
+    if not any(_is_mask(i) for i in indices):
+        return integer_index_put(x, indices, values, accumulate)
+    if len(indices) == 1 and indices[0].dim() >= 1:
+        mask = indices[0].to(torch.bool)
+        rest = x.dim() - mask.dim()
+        if values.dim() <= rest or (values.dim() == rest + 1 and type(values.shape[0]) is int
+                                    and values.shape[0] == 1):
+            v = values.reshape(values.shape[1:]) if values.dim() == rest + 1 else values
+            v = v.to(x.dtype)
+            m = mask.reshape(list(mask.shape) + [1] * rest)
+            return torch.where(m, x + v if accumulate else v, x)
+    out = []
+    for i in indices:
+        if _is_mask(i):
+            if i.dim() == 0:
+                raise _unsupported("aten.index_put", "a 0-d boolean index")
+            out.extend(torch.unbind(nonzero(i), 1))
+        else:
+            out.append(i)
+    r = integer_index_put(x, out, values, accumulate)
+    return aten.index_put.default(x, out, values, accumulate) if r is NotImplemented else r
 
 
 def _runs(vals: torch.Tensor):
@@ -247,6 +282,7 @@ def data_decompositions() -> dict[torch._ops.OpOverload, Callable]:
         aten.where.default: where_cond,
         aten.masked_select.default: masked_select,
         aten.index.Tensor: index_tensor,
+        aten.index_put.default: index_put,
         aten._unique2.default: unique2,
         aten.unique_consecutive.default: unique_consecutive,
         aten.repeat_interleave.Tensor: repeat_interleave_tensor,
