@@ -32,7 +32,11 @@ by 15 * stride more columns, the surplus sliced off the product. The patch tenso
 on AVX-512, 8 on AVX2 and NEON: 16 is a multiple of either) moves above the collapse and fuses
 into the patch loop instead of re-reading a `? x K` matrix that needs padding. Small CNN
 (8-16 channels) at (8, 3, 128, 128), batch/H/W dynamic, per dispatch (min over calls): 84.8 ->
-10.1 ms (static 1.1); blocks of 8 do not fuse (115 ms), 32 is no better than 16.
+10.1 ms (static 1.1); blocks of 8 do not fuse (115 ms), 32 is no better than 16. Only
+convolutions with at most `block-max-channels` (32) input channels are blocked: with ResNet-18's
+64-512 the matmul outweighs the patch copy, and the surplus of the last block (a 7-wide map
+computed 16 wide) made it slower (batch 8 at 224, H/W dynamic: 2640 -> 2965 ms blocking every
+conv; 2543 -> 2080 ms blocking only the 3-channel stem).
 
 Covered: 1-D, 2-D and 3-D convolutions in any layout (`conv_layout`: torch's NCHW / OIHW,
 jax's NHWC / HWIO, anything else through transposes; im2col reads channels-last, so an NHWC
@@ -141,13 +145,15 @@ def _inverse(perm: list[int]) -> list[int]:
     return [perm.index(a) for a in range(len(perm))]
 
 
-def convert_stablehlo_convolution(op: ir.Operation, block_width: int = 1) -> bool:
+def convert_stablehlo_convolution(op: ir.Operation, block_width: int = 1,
+                                  block_max_channels: int = 0) -> bool:
     """stablehlo.convolution over `?` spatial dims, in any layout -> stablehlo.pad + im2col matmul
     or linalg.conv_{1d_ncw_fcw, 2d_nchw_fchw, 3d_ncdhw_fcdhw, 2d_ngchw_gfchw} between transposes
     to and from the canonical layout; also a grouped convolution whose only `?` dim is the batch
     (IREE 3.13 fails to legalize those too: depthwise convs of MobileViT, SegFormer, ConvNeXt V2
     with a dynamic batch). The im2col form computes a `?` last output axis in blocks of
-    `block_width` positions (see conv_as_im2col_matmul). Returns False for any other convolution."""
+    `block_width` positions when there are at most `block_max_channels` input channels (see
+    conv_as_im2col_matmul). Returns False for any other convolution."""
     x_perm, k_perm, y_perm = conv_layout(op)
     lhs_t = ir.RankedTensorType(op.operands[0].type)
     nsp = lhs_t.rank - 2
@@ -187,7 +193,9 @@ def convert_stablehlo_convolution(op: ir.Operation, block_width: int = 1) -> boo
         x_cl = _transpose(e, x, _channels_last(x_perm))
         y_cl = _channels_last(y_perm)
         y_cl_t = ir.RankedTensorType.get([result_t.shape[a] for a in y_cl], elt)
-        block = block_width if block_width > 1 and is_dynamic(y_cl_t.shape[nsp]) else 1
+        blocked = (block_width > 1 and is_dynamic(y_cl_t.shape[nsp])
+                   and k_shape[k_perm[1]] <= block_max_channels)
+        block = block_width if blocked else 1
         # Blocks of the last output axis read up to (block - 1) * stride columns past it.
         extra = [0] * (nsp - 1) + [(block - 1) * strides[-1]]
         padded = e.hlo_pad(x_cl, zero_t, [0] + low + [0],
@@ -481,12 +489,15 @@ class LowerDynamicWindowsForIree(Pass):
     summary = ("stablehlo.convolution / reduce_window over `?` spatial dims -> stablehlo.pad + "
                "linalg conv and pooling ops (IREE 3.13 rejects the StableHLO forms)")
 
-    # im2col computes a `?` last output axis in blocks of this many positions (1: no blocks)
+    # im2col computes a `?` last output axis in blocks of this many positions (1: no blocks) ...
     block_width: int = 16
+    # ... in convolutions with at most this many input channels
+    block_max_channels: int = 32
 
     def run(self, module: ir.Module) -> None:
         converters = {"stablehlo.convolution":
-                      lambda op: convert_stablehlo_convolution(op, self.block_width),
+                      lambda op: convert_stablehlo_convolution(op, self.block_width,
+                                                               self.block_max_channels),
                       "stablehlo.reduce_window": convert_stablehlo_reduce_window}
         diags = []
 

@@ -34,7 +34,8 @@ def compile_with_block_width(spec, model, width: int):
     from symhlo.passes.lower_dynamic_windows_for_iree import LowerDynamicWindowsForIree as cls
 
     default = cls.__init__.__defaults__
-    cls.__init__.__defaults__ = (width,)   # its one field: what the pipeline's cls() gets
+    # its fields (block_width, block_max_channels): what the pipeline's cls() gets
+    cls.__init__.__defaults__ = (width, default[1])
     try:
         return symhlo.compile(model, run.export_example(spec), dynamic_shapes=run.dynamic_shapes(spec))
     finally:

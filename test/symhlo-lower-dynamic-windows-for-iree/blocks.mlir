@@ -57,3 +57,19 @@ func.func @conv1d_blocks(%arg0: tensor<2x3x?xf32>, %arg1: tensor<4x3x3xf32>) -> 
   %0 = stablehlo.convolution(%arg0, %arg1) dim_numbers = [b, f, 0]x[o, i, 0]->[b, f, 0], window = {stride = [1], pad = [[0, 0]], rhs_dilate = [2]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<2x3x?xf32>, tensor<4x3x3xf32>) -> tensor<2x4x?xf32>
   return %0 : tensor<2x4x?xf32>
 }
+
+// -----
+
+// More than 32 input channels (block-max-channels): no blocks. There the matmul outweighs the
+// patch copy and the last block's surplus columns cost more than the fused pack saves
+// (ResNet-18, batch 8, H/W dynamic: blocking every conv made it slower, blocking only the 3-channel
+// stem faster).
+// CHECK-LABEL: func @conv2d_many_channels_no_blocks
+// CHECK:         stablehlo.pad %{{.*}}, %{{.*}}, low = [0, 1, 1, 0], high = [0, 1, 1, 0]
+// CHECK:         linalg.generic
+// CHECK-SAME:      outs(%{{.*}} : tensor<?x?x?x3x3x64xf32>)
+// CHECK-NOT:     tensor.extract_slice
+func.func @conv2d_many_channels_no_blocks(%arg0: tensor<?x64x?x?xf32>, %arg1: tensor<64x64x3x3xf32>) -> tensor<?x64x?x?xf32> {
+  %0 = stablehlo.convolution(%arg0, %arg1) dim_numbers = [b, f, 0, 1]x[o, i, 0, 1]->[b, f, 0, 1], window = {stride = [1, 1], pad = [[1, 1], [1, 1]], rhs_dilate = [1, 1]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<?x64x?x?xf32>, tensor<64x64x3x3xf32>) -> tensor<?x64x?x?xf32>
+  return %0 : tensor<?x64x?x?xf32>
+}
