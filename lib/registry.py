@@ -106,6 +106,7 @@ _PASSES: dict[str, str] = {
     "symhlo-lower-torch-bitcasts": "lower_torch_bitcasts:LowerTorchBitcasts",
     "symhlo-lower-torch-sort": "lower_torch_sort:LowerTorchSort",
     "symhlo-lower-torch-control-flow": "lower_torch_control_flow:LowerTorchControlFlow",
+    "symhlo-prepare-loops-for-iree": "prepare_loops_for_iree:PrepareLoopsForIree",
     "symhlo-lower-torch-complex": "lower_torch_complex:LowerTorchComplex",
     "symhlo-lower-data-dependent-slices": "lower_data_dependent_slices:LowerDataDependentSlices",
     "symhlo-lower-torch-scatter-reduce": "lower_torch_scatter_reduce:LowerTorchScatterReduce",
@@ -160,7 +161,8 @@ _PIPELINES: dict[str, tuple[str, list[str]]] = {
          "symhlo-fold-size-ranges", "canonicalize",
          "symhlo-lower-dynamic-indexing-for-iree", "symhlo-prepare-for-iree",
          "symhlo-defer-softmax-normalization-for-iree",
-         "symhlo-lower-dynamic-windows-for-iree", "canonicalize", "cse"],
+         "symhlo-lower-dynamic-windows-for-iree", "canonicalize", "cse",
+         "symhlo-prepare-loops-for-iree"],
     ),
 }
 

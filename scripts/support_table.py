@@ -248,6 +248,10 @@ ROWS: tuple[Row, ...] = (
         "one-row scatter",
         ("test_control_flow.py::test_scan_over_dynamic_lengths_both_ways",
          "test_control_flow.py::test_map_over_dynamic_rows")),
+    Row("op", "control flow: nested",
+        "cond inside a scan step (a stacked output `2*d` wide) and inside a while body over a "
+        "`?x?` state",
+        ("test_control_flow.py::test_nested_control_flow_over_two_dynamic_dims",)),
     Row("op", "scatter reductions",
         "scatter_reduce sum / prod / mean / amax / amin with and without self, integer mean, "
         "index_reduce, scatter(reduce=), put (accumulate, negative indices), masked_scatter, "

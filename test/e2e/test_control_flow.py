@@ -136,3 +136,28 @@ def test_other_higher_order_ops_are_refused_by_name():
                              r"forward: symhlo lowers the higher-order ops cond, while_loop, scan, "
                              r"map_impl"):
         symhlo.export(FlexAttention(), (q, q, q), dynamic_shapes=({0: b}, {0: b}, {0: b}))
+
+
+class NestedControlFlow(torch.nn.Module):
+    """cond inside a scan step (whose stacked output is 2*d wide) and inside a while body over a
+    `?x?` state: IREE needs the loop's `cond` to read the state's sizes
+    (symhlo-prepare-loops-for-iree)."""
+
+    def forward(self, x):
+        def step(c, xi):
+            z = torch.cond(xi.sum() > 0, lambda c, xi: c + xi, lambda c, xi: c - xi, (c, xi))
+            return z, torch.cat([z, xi])
+
+        c, ys = scan(step, x.new_zeros(x.shape[1]), x)
+
+        def body(i, h):
+            return i + 1, torch.cond(h.sum() > 0, lambda h: h - 1, lambda h: h + 2, (h,))
+
+        i, h = while_loop(lambda i, h: i < 3, body, (torch.zeros((), dtype=torch.int64), x.clone()))
+        return c, ys, h
+
+
+def test_nested_control_flow_over_two_dynamic_dims():
+    sizes = [(randn(1, 2),), (randn(5, 6),), (randn(9, 9),)]
+    check_model("nested_control_flow", NestedControlFlow(), (randn(6, 4),),
+                ({0: Dim("b", max=64), 1: Dim("d", max=64)},), sizes, atol=1e-5)

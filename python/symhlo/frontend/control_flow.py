@@ -162,8 +162,8 @@ class ControlFlowImporter(_fxi.GraphNodeImporter):
 
         The row index is a 0-d tensor throughout (no `.item()`): the rows are read with a gather
         and written with a scatter of one row, so n stays `?` and n = 0 runs no iteration. A
-        y axis that is symbolic must be an axis of one of the loop's operands (its size is read
-        from there); anything else is refused by name.
+        y axis that is symbolic must be +, *, // and % of the loop's operands' axes (its size is
+        computed from theirs before the loop); anything else is refused by name.
         """
         b = OpBuilder(ip=ir.InsertionPoint.current, loc=loc)
         cc = self._cc
@@ -189,16 +189,36 @@ class ControlFlowImporter(_fxi.GraphNodeImporter):
         operands = [(a, v) for a, v in zip(init + xs + additional, init_v + xs_v + extra_v)
                     if isinstance(a, torch.fx.Node) and isinstance(a.meta.get("val"), torch.Tensor)]
 
-        def size_of(d, what: str) -> ir.Value:
-            if isinstance(d, int):
-                return const_int(d)
+        def axis_of(expr) -> ir.Value | None:
             for a, v in operands:
                 for axis, s in enumerate(a.meta["val"].shape):
-                    if isinstance(s, torch.SymInt) and s.node.expr == d.node.expr:
+                    if isinstance(s, torch.SymInt) and s.node.expr == expr:
                         return b.value("torch.aten.size.int", [int_t], [v, const_int(axis)])
-            raise UnsupportedOpError(
-                f"{op}: {what} has the symbolic size {d}, which is no axis of the loop's "
-                "operands; symhlo cannot size the stacked output before the loop")
+            return None
+
+        def size_expr(expr, d, what: str) -> ir.Value:
+            """`expr` (sympy, over the operands' axis symbols) as !torch.int arithmetic."""
+            if expr.is_Integer:
+                return const_int(int(expr))
+            found = axis_of(expr)
+            if found is not None:
+                return found
+            kind = type(expr).__name__
+            ops = {"Add": "torch.aten.add.int", "Mul": "torch.aten.mul.int",
+                   "FloorDiv": "torch.aten.floordiv.int", "PythonMod": "torch.aten.remainder.int",
+                   "Mod": "torch.aten.remainder.int"}
+            if kind not in ops or not expr.args:
+                raise UnsupportedOpError(
+                    f"{op}: {what} has the symbolic size {d}, which is no arithmetic (+, *, //, "
+                    "%) of the loop's operands' axes; symhlo cannot size the stacked output "
+                    "before the loop")
+            acc = size_expr(expr.args[0], d, what)
+            for arg in expr.args[1:]:
+                acc = b.value(ops[kind], [int_t], [acc, size_expr(arg, d, what)])
+            return acc
+
+        def size_of(d, what: str) -> ir.Value:
+            return const_int(d) if isinstance(d, int) else size_expr(d.node.expr, d, what)
 
         zero = const_int(0)
         n = b.value("torch.aten.size.int", [int_t], [xs_v[0], zero])
