@@ -54,14 +54,23 @@ def test_encoder_decoder_cache_round_trip():
     assert treespec_loads(pytree.treespec_dumps(spec), strict=True) == spec
 
 
-def test_sliding_window_layer_is_refused_by_name():
+def test_sliding_window_layer_crosses_below_its_window_only():
     register_containers()
     cache = transformers.DynamicCache(config=transformers.MistralConfig(
         hidden_size=32, num_hidden_layers=1, num_attention_heads=4, num_key_value_heads=2,
-        sliding_window=16))
-    cache.update(*_kv(0), 0)
+        sliding_window=5))
+    cache.update(*_kv(0, 3), 0)                       # 3 tokens of a window of 5
+    leaves, spec = pytree.tree_flatten(cache)
+    assert spec.context == ("window5",)
+    back = pytree.tree_unflatten(leaves, spec)
+    layer = back.layers[0]
+    assert type(layer) is transformers.cache_utils.DynamicSlidingWindowLayer
+    assert (layer.sliding_window, layer.cumulative_length) == (5, 3)
+    assert treespec_loads(pytree.treespec_dumps(spec), strict=True) == spec
+    cache.update(*_kv(1, 2), 0)                       # 5 tokens: the keys keep the last 4
     with pytest.raises(symhlo.UnsupportedOpError,
-                       match=r"DynamicCache layer DynamicSlidingWindowLayer \(sliding_window=16"):
+                       match=r"a DynamicSlidingWindowLayer past its window \(sliding_window=5: its "
+                             r"keys hold the last 4 of 5 tokens\)"):
         pytree.tree_flatten(cache)
 
 

@@ -4,8 +4,9 @@ inputs (the decode step), and comes back as a DynamicCache inside the same Model
 
 Per family, one compile of the prefill (`model(input_ids)`, batch and seq dynamic) and one of the
 decode step (`model(input_ids, past_key_values=cache)`, batch and past length dynamic), shared by
-every test (module-scoped). Llama's pair is built by `symhlo.compile_generation`, which calls
-symhlo.compile on the model in the same way; GPT-2's by symhlo.compile here. Each is compared with
+every test (module-scoped). Llama's pair (and Mistral's, sliding-window layers, under
+SYMHLO_MODELS_ALL=1) is built by `symhlo.compile_generation`, which calls symhlo.compile on the
+model in the same way; GPT-2's by symhlo.compile here. Each is compared with
 eager at 3 sizes; greedy generation is compared with `model.generate(do_sample=False)` at two
 prompt lengths (one of length 1: the decode step's past starts at 2, so the loop re-runs the
 prefill there); a saved module is loaded in a fresh process that has not imported transformers.
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import copy
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -56,16 +58,31 @@ def _compile_pair(lm):
     return prefill, decode
 
 
-@pytest.fixture(scope="module", params=["gpt2", "llama"])
+def _mistral():
+    """Mistral's default config has sliding-window layers (window 4096): its cache crosses the
+    boundary below the window (compile_generation keeps max_length there)."""
+    return transformers.MistralForCausalLM(transformers.MistralConfig(
+        vocab_size=VOCAB, hidden_size=32, intermediate_size=64, num_hidden_layers=2,
+        num_attention_heads=4, num_key_value_heads=2))
+
+
+# Mistral (two more compiles) runs with SYMHLO_MODELS_ALL=1, as test_more_families' extra families.
+FAMILIES = ["gpt2", "llama"] + (["mistral"] if os.environ.get("SYMHLO_MODELS_ALL") == "1" else [])
+
+
+@pytest.fixture(scope="module", params=FAMILIES)
 def family(request):
     torch.manual_seed(0)
+    # Compiled with grad enabled, as a user would: Llama's rotary embedding runs under
+    # @torch.no_grad(), a grad-mode region in the exported program.
+    torch.set_grad_enabled(True)
     if request.param == "gpt2":
         lm = _gpt2().eval()
         prefill, decode = _compile_pair(lm)
         gen = symhlo.CompiledGenerator(prefill, decode, max_batch=8, max_length=MAX_LEN,
                                        eos_token_ids=[], pad_token_id=None)
     else:
-        lm = _llama().eval()
+        lm = (_llama() if request.param == "llama" else _mistral()).eval()
         gen = symhlo.compile_generation(lm, max_length=MAX_LEN)
     return request.param, lm, gen
 
@@ -108,8 +125,8 @@ def test_decode_takes_the_cache(family, b, p):
         want = lm(nxt, past_key_values=copy.deepcopy(eager.past_key_values))
     got = gen(nxt, past_key_values=out.past_key_values)  # the decode step
     _assert_output_equal(got, want)
-    # and a cache built by hand (DynamicCache() grows by update) binds the same way
-    cache = transformers.DynamicCache()
+    # and a cache built by hand binds the same way
+    cache = transformers.DynamicCache(config=lm.config)
     for k, layer in enumerate(eager.past_key_values.layers):
         cache.update(layer.keys, layer.values, k)
     _assert_output_equal(gen.decode(nxt, past_key_values=cache), want)
@@ -120,15 +137,16 @@ def test_decode_refuses_a_cache_outside_its_contract(family):
     heads = lm.config.num_key_value_heads if hasattr(lm.config, "num_key_value_heads") else lm.config.n_head
     nxt = randint(VOCAB, 2, 1, seed=3)
 
-    def cache(lengths):
-        c = transformers.DynamicCache()
+    def cache(lengths, config=lm.config):
+        c = transformers.DynamicCache(config=config)
         for k, n in enumerate(lengths):
             c.update(randn(2, heads, n, 8, seed=k), randn(2, heads, n, 8, seed=k + 9), k)
         return c
 
+    kinds = tuple(gen.decode.in_spec.child(1).child(0).context)    # ('kv', 'kv') for GPT-2
     with pytest.raises(symhlo.ShapeError, match=r"nested differently from the exported ones \(past_key_values: a "
-                       r"DynamicCache with \('kv',\), the program was exported with \('kv', 'kv'\)\)"):
-        gen.decode(nxt, past_key_values=cache([5]))
+                       rf"DynamicCache with \('kv',\), the program was exported with {re.escape(str(kinds))}\)"):
+        gen.decode(nxt, past_key_values=cache([5], config=None))      # one layer, not two
     with pytest.raises(symhlo.ShapeError, match="past_key_values_layer1"):  # layers disagree
         gen.decode(nxt, past_key_values=cache([5, 6]))
     with pytest.raises(symhlo.ShapeError, match="above max"):            # past beyond max_length

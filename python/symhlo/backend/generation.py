@@ -117,21 +117,24 @@ def compile_generation(model: torch.nn.Module, *, max_batch: int = 8, max_length
 
     Args:
       model: a causal LM whose forward takes `input_ids` and `past_key_values` and returns
-        `logits` and `past_key_values` (a DynamicCache of full-attention layers: GPT-2, Llama,
-        Mistral without a sliding window, Qwen2, ...).
+        `logits` and `past_key_values` (a DynamicCache of full-attention or sliding-window
+        layers: GPT-2, Llama, Qwen2, Mistral, Gemma 3, ...).
       max_batch: the largest batch.
       max_length: the longest prompt + generated tokens; default: the model's position limit
-        (`max_position_embeddings` / `n_positions`).
+        (`max_position_embeddings` / `n_positions`), and below the smallest sliding window of a
+        model with sliding-window layers (Mistral, Gemma 3: 4095 for a window of 4096).
       target, target_arch, options, verbose: as for symhlo.compile.
     Returns:
       a CompiledGenerator (`.generate(ids, max_new_tokens)`, or call it like the model).
     Raises:
+      ValueError: max_length reaches a sliding window of the model.
       SymhloError: the model has no known position limit and no max_length is given; errors of
       symhlo.compile (e.g. UnsupportedOpError for a cache layer that cannot cross the boundary).
     """
     from torch.export import Dim
 
     config = getattr(model, "config", None)
+    explicit = max_length is not None
     max_length = max_length or (_max_positions(config) if config is not None else None)
     if not max_length:
         raise SymhloError("compile_generation needs max_length= (the model's config names no "
@@ -142,15 +145,25 @@ def compile_generation(model: torch.nn.Module, *, max_batch: int = 8, max_length
     vocab = getattr(config, "vocab_size", None) or 2
     g = torch.Generator().manual_seed(0)
     ids = torch.randint(0, vocab, (_EXAMPLE_BATCH, _EXAMPLE_SEQ), generator=g)
-    batch = Dim("batch", min=1, max=max(max_batch, _EXAMPLE_BATCH))
-    common = dict(target=target, target_arch=target_arch, options=options, verbose=verbose)
-    prefill = _compile(model, (ids,), dynamic_shapes={"input_ids": {0: batch, 1: Dim(
-        "seq", min=1, max=max_length)}}, **common)
     with torch.no_grad():
         past = model(ids).past_key_values
     if past is None:
         raise SymhloError(f"{type(model).__name__} returned no past_key_values: generation needs "
                           "the cache on (config.use_cache=True)")
+    # A sliding-window layer crosses the boundary while it holds fewer tokens than its window
+    # (contract.containers): the sequence stays below the smallest window.
+    windows = [layer.sliding_window for layer in getattr(past, "layers", [])
+               if isinstance(getattr(layer, "sliding_window", None), int)]
+    if windows and max_length > min(windows) - 1:
+        if explicit:
+            raise ValueError(f"max_length {max_length} reaches the model's sliding window "
+                             f"({min(windows)}): a sliding-window cache crosses the compiled "
+                             f"boundary up to {min(windows) - 1} tokens")
+        max_length = min(windows) - 1
+    batch = Dim("batch", min=1, max=max(max_batch, _EXAMPLE_BATCH))
+    common = dict(target=target, target_arch=target_arch, options=options, verbose=verbose)
+    prefill = _compile(model, (ids,), dynamic_shapes={"input_ids": {0: batch, 1: Dim(
+        "seq", min=1, max=max_length)}}, **common)
     # The past length is Dim.AUTO: with a named Dim torch.export refuses the guard GQA's
     # repeat_kv reshape adds (Min(8*p + 8, 16*p + 16) == 8*p + 8, true for every p >= 0), and
     # AUTO keeps it dynamic from 2 (each layer's length its own symbol, tied by relations).

@@ -10,9 +10,11 @@ config (cache on) exports, returns its cache as outputs of @main, and takes one 
 
 `EncoderDecoderCache` flattens to its two DynamicCaches. The context of a cache node (the layer
 kinds) is plain JSON, so the treespec is saved with the
-module and restored by `symhlo.load`. Layers whose state is not their tensors alone (a sliding
-window's running length, offloading, quantized or static layers) are refused by name: carrying
-them as compile-time constants would be silently wrong on the next call.
+module and restored by `symhlo.load`. A sliding-window layer (Mistral's, Gemma's) crosses while
+it holds fewer tokens than its window, when its running length is its keys' length. Layers whose
+state is not their tensors alone (a sliding window past its window, offloading, quantized or
+static layers) are refused by name: carrying that state as compile-time constants would be
+silently wrong on the next call.
 
 A saved module names its output (and input) containers by pytree serialized type name, e.g.
 `transformers.modeling_outputs.CausalLMOutputWithPast`. `resolve_type_names` imports the module
@@ -34,40 +36,65 @@ from .standins import StandIn, register_standins
 
 _NAME = re.compile(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)+")
 _CACHE_MODULE = "transformers.cache_utils"
+_WINDOW = re.compile(r"window([1-9]\d{0,9})(?:-empty)?")
+_KIND = re.compile(r"kv|empty|window[1-9]\d{0,9}(?:-empty)?")
 
 
 # -- transformers' caches as pytree nodes ----------------------------------------------------------
 
-def _refuse_layer(cache, layer) -> UnsupportedOpError:
+def _refuse_layer(cache, layer, why: str = "") -> UnsupportedOpError:
     what = type(layer).__name__
-    extra = (f" (sliding_window={layer.sliding_window}: its running length is a Python int, not "
-             "a tensor)" if hasattr(layer, "sliding_window") else "")
     return UnsupportedOpError(
-        f"{type(cache).__name__} layer {what}{extra} cannot cross a compiled boundary: symhlo "
-        "carries cache layers whose state is their key and value tensors (DynamicLayer). Use a "
-        "config without sliding/static/quantized cache layers, or keep the cache inside the model")
+        f"{type(cache).__name__} layer {what}{why} cannot cross a compiled boundary: symhlo "
+        "carries cache layers whose state is their key and value tensors (DynamicLayer, and "
+        "DynamicSlidingWindowLayer until its window fills). Use a config without static/quantized "
+        "cache layers, or keep the cache inside the model")
+
+
+def _window_kind(layer) -> str:
+    """The context entry of a sliding-window layer, refusing one whose state is more than its
+    tensors: past its window the keys hold the last window-1 tokens of a longer running length
+    (a Python int, which would be frozen into the program)."""
+    if getattr(layer, "record_past", False):
+        raise _refuse_layer(layer, layer, " (recording its past for a rollback)")
+    if layer.keys is None or not layer.is_initialized:
+        return f"window{layer.sliding_window}-empty"
+    held = layer.keys.shape[-2] if hasattr(layer.keys, "shape") else None   # None: a placeholder
+    seen = layer.cumulative_length
+    if isinstance(seen, int) and isinstance(held, int) and seen != held:
+        raise UnsupportedOpError(
+            f"a DynamicSlidingWindowLayer past its window (sliding_window={layer.sliding_window}: "
+            f"its keys hold the last {held} of {seen} tokens) cannot cross a compiled boundary: "
+            "its running length is a Python int, not a tensor. symhlo carries sliding-window "
+            f"layers up to {layer.sliding_window - 1} tokens (compile_generation caps max_length "
+            "there)")
+    return f"window{layer.sliding_window}"
 
 
 def _flatten_dynamic_cache(cache):
     """DynamicCache -> ([layer0.keys, layer0.values, ...], layer kinds).
 
-    A layer is "kv" (a DynamicLayer holding keys and values) or "empty" (not yet filled). How
+    A layer is "kv" (a DynamicLayer holding keys and values), "window<W>" (a
+    DynamicSlidingWindowLayer of window W below its window: its running length is its keys'
+    length), or one of those plus "-empty" ("empty" for a DynamicLayer) when not yet filled. How
     the cache was built (from a config, or empty to grow as layers are updated) is not part of
     the context: both behave alike once filled, and a call passes either."""
-    from transformers.cache_utils import DynamicLayer
+    from transformers.cache_utils import DynamicLayer, DynamicSlidingWindowLayer
 
     if getattr(cache, "offloading", False):
         raise UnsupportedOpError(f"{type(cache).__name__}(offloading=True) cannot cross a compiled "
                                  "boundary (its layers move between devices); use offloading=False")
     kinds, leaves = [], []
     for layer in cache.layers:
-        if type(layer) is not DynamicLayer:
+        if type(layer) is DynamicSlidingWindowLayer:
+            kind = _window_kind(layer)
+        elif type(layer) is DynamicLayer:
+            kind = "kv" if layer.keys is not None and layer.is_initialized else "empty"
+        else:
             raise _refuse_layer(cache, layer)
-        if layer.keys is None or not layer.is_initialized:
-            kinds.append("empty")
-            continue
-        kinds.append("kv")
-        leaves += [layer.keys, layer.values]
+        kinds.append(kind)
+        if not kind.endswith("empty"):
+            leaves += [layer.keys, layer.values]
     return leaves, tuple(kinds)
 
 
@@ -75,7 +102,7 @@ def _flatten_dynamic_cache_with_keys(cache):
     import torch.utils._pytree as pytree
 
     leaves, context = _flatten_dynamic_cache(cache)
-    filled = [k for k, kind in enumerate(context) if kind == "kv"]
+    filled = [k for k, kind in enumerate(context) if not kind.endswith("empty")]
     keys = [pytree.GetAttrKey(f"layer{k}_{part}") for k in filled for part in ("keys", "values")]
     return list(zip(keys, leaves)), context
 
@@ -84,19 +111,25 @@ def _unflatten_dynamic_cache(leaves, kinds):
     """The inverse of _flatten_dynamic_cache: builds the layers directly (no ops), so a traced
     input cache adds nothing to the graph. A cache with no layers grows as it is updated, as
     `DynamicCache()` does; one with layers is fixed, as `DynamicCache(config=...)` is."""
-    from transformers.cache_utils import DynamicCache, DynamicLayer
+    from transformers.cache_utils import DynamicCache, DynamicLayer, DynamicSlidingWindowLayer
 
     leaves = list(leaves)
     cache = DynamicCache()            # layer_class_to_replicate=DynamicLayer, no layers
     layers = []
     for kind in kinds:
-        layer = DynamicLayer()
-        if kind == "kv":
+        window = _WINDOW.fullmatch(kind)
+        if window:
+            layer = DynamicSlidingWindowLayer(sliding_window=int(window.group(1)))
+        else:
+            layer = DynamicLayer()
+        if not kind.endswith("empty"):
             layer.keys, layer.values = leaves.pop(0), leaves.pop(0)
             # (leaves are not always tensors: pytree users unflatten placeholders to name paths)
             layer.dtype = getattr(layer.keys, "dtype", None)
             layer.device = getattr(layer.keys, "device", None)
             layer.is_initialized = True
+            if window:   # below its window: the running length is the keys' length
+                layer.cumulative_length = layer.keys.shape[-2] if hasattr(layer.keys, "shape") else 0
         layers.append(layer)
     cache.layers = layers
     cache.layer_class_to_replicate = None if layers else DynamicLayer
@@ -110,7 +143,7 @@ def _dynamic_cache_context_dumps(kinds) -> str:
 def _dynamic_cache_context_loads(text: str):
     data = json.loads(text)
     kinds = data.get("layers") if isinstance(data, dict) else None
-    if not (isinstance(kinds, list) and all(k in ("kv", "empty") for k in kinds)):
+    if not (isinstance(kinds, list) and all(isinstance(k, str) and _KIND.fullmatch(k) for k in kinds)):
         raise ValueError(f"malformed DynamicCache context {text[:80]!r}")
     return tuple(kinds)
 

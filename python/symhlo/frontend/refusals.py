@@ -150,6 +150,10 @@ def reject_float_size_arithmetic(ep) -> None:
 # The higher-order ops symhlo imports (frontend.control_flow.ControlFlowImporter) and lowers
 # to StableHLO control flow; `with_effects` has its own refusal.
 LOWERED_HOPS = ("cond", "while_loop", "scan", "map_impl")
+# Grad-mode and autocast regions (transformers' rotary embeddings run under @torch.no_grad():
+# every decoder LLM exported with grad enabled has one) are inlined when the program is
+# decomposed for import: no control flow to lower.
+INLINED_HOPS = ("wrap_with_set_grad_enabled", "wrap_with_autocast")
 
 
 def reject_unsupported_higher_order_ops(ep) -> None:
@@ -165,7 +169,7 @@ def reject_unsupported_higher_order_ops(ep) -> None:
             if node.op != "call_function" or not isinstance(node.target, HigherOrderOperator):
                 continue
             name = node.target.name()
-            if name in LOWERED_HOPS or name == "with_effects":
+            if name in LOWERED_HOPS or name in INLINED_HOPS or name == "with_effects":
                 continue
             raise UnsupportedOpError(
                 f"unsupported op 'torch.ops.higher_order.{name}' (FX node '{node.name}') at "
