@@ -55,10 +55,9 @@ from .contract_attrs import (ARG_NAMES, ARG_SHAPES, CONTRACT_ATTRS, RELATIONS, S
 from .size_facts import main_function
 
 CHECKED_MAIN = "symhlo_checked_main"
-_BINOPS = {ast.Add: "arith.addi", ast.Sub: "arith.subi", ast.Mult: "arith.muli",
-           ast.FloorDiv: "arith.floordivsi", ast.Mod: "arith.remsi"}
-_CALLS = {"Max": "arith.maxsi", "Min": "arith.minsi", "max": "arith.maxsi", "min": "arith.minsi",
-          "Mod": "arith.remsi", "FloorDiv": "arith.floordivsi"}
+_BINOPS = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod)
+_CALLS = {"Max": "arith.maxsi", "Min": "arith.minsi", "max": "arith.maxsi", "min": "arith.minsi"}
+_FUNCTIONS = {*_CALLS, "Mod", "PythonMod", "FloorDiv", "floor", "ceiling"}
 _COMPARE = {ast.Eq: "eq", ast.NotEq: "ne", ast.Lt: "slt", ast.LtE: "sle", ast.Gt: "sgt", ast.GtE: "sge"}
 
 
@@ -73,10 +72,10 @@ def _parse(text: str) -> ast.AST:
         raise _Unsupported(text) from None
     for n in ast.walk(node):
         ok = (isinstance(n, (ast.BinOp, ast.UnaryOp, ast.Name, ast.Load, ast.Compare, ast.USub,
-                             ast.Call) + tuple(_BINOPS) + tuple(_COMPARE))
+                             ast.Call) + _BINOPS + tuple(_COMPARE))
               or (isinstance(n, ast.Constant) and type(n.value) is int))
         if not ok or (isinstance(n, ast.Call) and not (isinstance(n.func, ast.Name)
-                                                       and n.func.id in _CALLS and not n.keywords)):
+                                                       and n.func.id in _FUNCTIONS and not n.keywords)):
             raise _Unsupported(text)
         if isinstance(n, ast.Compare) and len(n.ops) != 1:
             raise _Unsupported(text)
@@ -112,32 +111,72 @@ def _linear(node: ast.AST, s: str) -> tuple[int, int] | None:
 
 
 class _Evaluator:
-    """Builds index arithmetic for size expressions over the bound symbols."""
+    """Builds index arithmetic for size expressions over the bound symbols.
+
+    sympy spells `h // 2` as `floor(h/2)` and `(h + 1) // 2` as `floor(h/2 + 1/2)`: values are
+    built as (numerator, denominator) pairs, exact rationals with an integer denominator, and
+    `floor` / `ceiling` divide once; an expression whose value is not an integer is refused."""
 
     def __init__(self, b: OpBuilder, values: dict[str, ir.Value]):
         self.b, self.values = b, values
 
     def __call__(self, node: ast.AST) -> ir.Value:
+        v, den = self.frac(node)
+        if den != 1:
+            raise _Unsupported(ast.unparse(node))
+        return v
+
+    def frac(self, node: ast.AST) -> tuple[ir.Value, int]:
         b = self.b
         if isinstance(node, ast.Constant):
-            return b.const_index(node.value)
+            return b.const_index(node.value), 1
         if isinstance(node, ast.Name):
-            return self.values[node.id]
+            return self.values[node.id], 1
         if isinstance(node, ast.UnaryOp):
-            return b.index_op("arith.subi", b.const_index(0), self(node.operand))
-        if isinstance(node, ast.BinOp):
-            return b.index_op(_BINOPS[type(node.op)], self(node.left), self(node.right))
+            v, d = self.frac(node.operand)
+            return b.index_op("arith.subi", b.const_index(0), v), d
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div):
+            if not (isinstance(node.right, ast.Constant) and node.right.value > 0):
+                raise _Unsupported(ast.unparse(node))
+            v, d = self.frac(node.left)
+            return v, d * node.right.value
+        if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub, ast.Mult)):
+            (x, dx), (y, dy) = self.frac(node.left), self.frac(node.right)
+            if isinstance(node.op, ast.Mult):
+                return b.index_op("arith.muli", x, y), dx * dy
+            scale = lambda v, k: v if k == 1 else b.index_op("arith.muli", v, b.const_index(k))  # noqa: E731
+            op = "arith.addi" if isinstance(node.op, ast.Add) else "arith.subi"
+            return b.index_op(op, scale(x, dy), scale(y, dx)), dx * dy
+        if isinstance(node, ast.BinOp):   # // and %: integer operands
+            return self.integer_op(type(node.op).__name__, self(node.left), self(node.right)), 1
         if isinstance(node, ast.Call):
+            name = node.func.id
+            if name in ("floor", "ceiling") and len(node.args) == 1:
+                v, d = self.frac(node.args[0])
+                if d == 1:
+                    return v, 1
+                div = "arith.floordivsi" if name == "floor" else "arith.ceildivsi"
+                return b.index_op(div, v, b.const_index(d)), 1
             args = [self(a) for a in node.args]
-            if len(args) < 2:
+            if len(args) < 2 or (name not in ("Max", "Min", "max", "min") and len(args) != 2):
                 raise _Unsupported(ast.unparse(node))
             out = args[0]
             for a in args[1:]:
-                out = b.index_op(_CALLS[node.func.id], out, a)
-            return out
+                out = self.integer_op(name, out, a)
+            return out, 1
         if isinstance(node, ast.Compare):
-            return b.cmpi(_COMPARE[type(node.ops[0])], self(node.left), self(node.comparators[0]))
+            return b.cmpi(_COMPARE[type(node.ops[0])], self(node.left), self(node.comparators[0])), 1
         raise _Unsupported(ast.unparse(node))
+
+    def integer_op(self, name: str, x: ir.Value, y: ir.Value) -> ir.Value:
+        """Max / Min / floor division / Python's (floor) modulo of two integers."""
+        b = self.b
+        if name in _CALLS:
+            return b.index_op(_CALLS[name], x, y)
+        q = b.index_op("arith.floordivsi", x, y)
+        if name in ("FloorDiv", "floordiv"):
+            return q
+        return b.index_op("arith.subi", x, b.index_op("arith.muli", y, q))   # Mod: x - y*floor(x/y)
 
 
 def _strings(func: ir.Operation, name: str) -> list:
@@ -269,8 +308,11 @@ class InsertCallChecksForIree(Pass):
                     continue
                 v = dims[(k, axis)]
                 if node is not None and _names(node) <= set(values):
-                    v = ev(node)
-                    rules.append(f"axis {axis} = {rule(text)}")
+                    try:
+                        v = ev(node)
+                        rules.append(f"axis {axis} = {rule(text)}")
+                    except _Unsupported:   # (ops built before the refusal are left unused)
+                        unchecked.append(f"{arg_name[k]} axis {axis} = {text}")
                 elif node is not None:
                     unchecked.append(f"{arg_name[k]} axis {axis} = {text}")
                 expected.append(v)

@@ -89,3 +89,26 @@ def test_symhlo_run_vmfb_refuses_with_symhlos_message(files, names, pattern, cap
     assert main(["run", str(files / "m.vmfb"), *[f"--input=@{files / n}.npy" for n in names]]) == 1
     err = capsys.readouterr().err
     assert re.fullmatch(pattern + r".*\n", err), err
+
+
+SQUARE = """func.func @main(%x: tensor<?xf32>, %y: tensor<?xf32>) -> tensor<?xf32> attributes {
+    symhlo.symbols = {h = [1, 8]}, symhlo.arg_names = ["x", "y"], symhlo.arg_shapes = [["h"], ["h**2"]]} {
+  return %x : tensor<?xf32>
+}
+"""
+
+
+def test_a_check_that_cannot_be_compiled_in_needs_allow_unchecked(tmp_path, capsys):
+    src, out = tmp_path / "sq.mlir", tmp_path / "sq.vmfb"
+    src.write_text(SQUARE)
+    assert main(["compile", str(src), "-o", str(out)]) == 1
+    assert re.fullmatch(r".*sq\.vmfb: error: the shape checks for y axis 0 = h\*\*2 cannot be compiled "
+                        r"into the \.vmfb, .* or pass --allow-unchecked to write the \.vmfb anyway\n",
+                        capsys.readouterr().err)
+    assert not out.exists()
+    assert main(["compile", str(src), "-o", str(out), "--allow-unchecked"]) == 0 and out.exists()
+    np.save(tmp_path / "h3.npy", np.ones(3, np.float32))
+    np.save(tmp_path / "h8.npy", np.ones(8, np.float32))
+    capsys.readouterr()
+    assert main(["run", str(out), f"--input=@{tmp_path / 'h3.npy'}", f"--input=@{tmp_path / 'h8.npy'}"]) == 1
+    assert capsys.readouterr().err == "symhlo: error: y: axis 0 is 8, but must be h**2 = 9 (h = 3 from x: axis 0)\n"

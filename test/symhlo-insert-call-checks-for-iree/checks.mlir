@@ -60,3 +60,28 @@ func.func @main(%x: tensor<?xf32>) -> tensor<?xf32> attributes {
 func.func @main(%x: tensor<?xf32>) -> tensor<?xf32> {
   return %x : tensor<?xf32>
 }
+
+// -----
+
+// sympy's spellings: h // 2 as floor(h/2), (h + 1) // 2 as floor(h/2 + 1/2) (one floor division
+// of the rational's numerator), Mod as x - y * floor(x / y).
+// CHECK-LABEL: func.func @main(
+// CHECK-NOT:     symhlo.unchecked
+// CHECK:         %[[H:.*]] = arith.minsi
+// CHECK:         "hal.tensor.import"(%{{.*}}, %[[H]])
+// CHECK:         %[[F:.*]] = arith.floordivsi %[[H]], %{{.*}}
+// CHECK:         "hal.tensor.import"(%{{.*}}, %[[F]])
+// CHECK:         %[[TWO_H:.*]] = arith.muli %[[H]], %{{.*}}
+// CHECK:         %[[NUM:.*]] = arith.addi %[[TWO_H]], %{{.*}}
+// CHECK:         %[[C:.*]] = arith.floordivsi %[[NUM]], %{{.*}}
+// CHECK:         "hal.tensor.import"(%{{.*}}, %[[C]])
+// CHECK:         %[[Q:.*]] = arith.floordivsi %[[H]], %[[EIGHT:.*]] :
+// CHECK:         %[[P:.*]] = arith.muli %[[EIGHT]], %[[Q]]
+// CHECK:         %[[M:.*]] = arith.subi %[[H]], %[[P]]
+// CHECK:         arith.cmpi ne, %[[M]]
+// CHECK:         cf.assert
+func.func @main(%x: tensor<?xf32>, %y: tensor<?xf32>, %z: tensor<?xf32>) -> tensor<?xf32> attributes {
+    symhlo.symbols = {h = [2, 64]}, symhlo.arg_names = ["x", "y", "z"],
+    symhlo.arg_shapes = [["h"], ["floor(h/2)"], ["floor(h/2 + 1/2)"]], symhlo.relations = ["Mod(h, 8) != 3"]} {
+  return %x : tensor<?xf32>
+}

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from symhlo.passes.contract_attrs import VMFB_CONTRACT, VMFB_DECLARATION
+from symhlo.passes.contract_attrs import VMFB_CONTRACT, VMFB_DECLARATION, VMFB_UNCHECKED
 from symhlo.passes.ir_util import new_context
 
 from ..contract.attributes import main_func, read_contract
@@ -163,6 +163,21 @@ def vmfb_signature(vmfb: bytes, function: str = "main") -> str:
     decl = declaration(fn.reflection)
     del fn, module  # the function must not outlive its module
     return decl
+
+
+def vmfb_unchecked(vmfb: bytes, function: str = "main") -> list[str]:
+    """The parts of the contract that symhlo-insert-call-checks-for-iree could not compile into
+    the vmfb (its reflection's list): a host other than symhlo's runtime does not check them."""
+    import json
+
+    import iree.runtime as rt
+
+    instance = rt.VmInstance()   # must outlive the module
+    module = rt.VmModule.copy_buffer(instance, vmfb)
+    fn = module.lookup_function(function)
+    text = str(fn.reflection.get(VMFB_UNCHECKED, "")) if fn is not None else ""
+    del fn, module, instance
+    return list(json.loads(text)) if text else []
 
 
 def vmfb_contract(vmfb: bytes, function: str = "main"):

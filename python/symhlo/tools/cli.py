@@ -16,7 +16,7 @@ from pathlib import Path
 
 from ..backend.compiler import compile as symhlo_compile, compile_to_vmfb, load
 from ..backend.runtime import Runtime
-from ..backend.targets import TARGETS, vmfb_contract
+from ..backend.targets import TARGETS, vmfb_contract, vmfb_unchecked
 from ..contract.standins import register_standins
 from ..errors import SymhloError
 from ..frontend.export import export, program_from_mlir
@@ -225,6 +225,12 @@ def cmd_compile(a) -> int:
     flags = list(a.iree_flag or [])
     if a.output.endswith(".vmfb"):
         vmfb = compile_to_vmfb(prog.text, a.target, a.target_arch, flags, timer)
+        unchecked = vmfb_unchecked(vmfb)
+        if unchecked and not a.allow_unchecked:
+            raise CliError(f"{a.output}: error: the shape checks for {'; '.join(unchecked)} cannot be "
+                           "compiled into the .vmfb, so another IREE host would run calls that break "
+                           "them; write OUT.symhlo (symhlo run and symhlo.load check them), or pass "
+                           "--allow-unchecked to write the .vmfb anyway")
         Path(a.output).write_bytes(vmfb)
     else:
         cm = symhlo_compile(prog, target=a.target, target_arch=a.target_arch,
@@ -343,6 +349,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="OUT.vmfb (an IREE module with the shape checks compiled in, for any IREE "
                         "host) or OUT.symhlo (for symhlo.load and symhlo run: the IREE module with "
                         "its call signature and output structure)")
+    c.add_argument("--allow-unchecked", action="store_true",
+                   help="write OUT.vmfb even when part of the shape contract cannot be compiled "
+                        "into it (a size expression outside the checked grammar); without this, "
+                        "such a .vmfb is refused")
     progress_flags(c)
     c.set_defaults(fn=cmd_compile)
 
