@@ -1,0 +1,106 @@
+"""Per-dispatch time of symhlo's dynamic module against the static one, at one size.
+
+Exports the model both ways (the one dynamic compile's dims from bench/models.py, and static at
+the size), prepares both for IREE and compiles them with symhlo's iree-compile flags, then runs each
+under `iree-benchmark-module --device_profiling_mode=host-execution` and reads the profile with
+`iree-profile statistics`: per dispatch, the mean and the minimum wall time per call and the CPU
+time (sum of its tiles' times over the workers). On a shared machine the minimum is the steadiest.
+
+    .venv/bin/python bench/dispatch_profile.py small-cnn 8
+    .venv/bin/python bench/dispatch_profile.py gpt2-d256 4,512 --layers 2 --min-time 3
+
+Files (IREE inputs, vmfbs, profiles) stay in --out for iree-compile / iree-profile by hand.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+import numpy as np  # noqa: E402
+
+import models  # noqa: E402
+import run  # noqa: E402
+
+SPECS = {"small-cnn": lambda a: models.small_cnn(), "resnet18": lambda a: models.resnet18(),
+         "gpt2": lambda a: models.gpt2(a.layers), "gpt2-d256": lambda a: models.gpt2_d256(a.layers),
+         "llama-prefill": lambda a: models.llama_prefill(), "mlp": lambda a: models.mlp(),
+         "block": lambda a: models.block()}
+
+
+def tool(name: str) -> str:
+    return str(Path(sys.executable).parent / name)
+
+
+def profile(vmfb: Path, inputs: list[Path], out: Path, min_time: float) -> tuple[list[dict], str]:
+    """host-execution rows per dispatch function, and iree-benchmark-module's timing line."""
+    prof = out.with_suffix(".ireeprof")
+    cmd = [tool("iree-benchmark-module"), f"--module={vmfb}", "--device=local-task", "--function=main",
+           *[f"--input=@{p}" for p in inputs], f"--benchmark_min_time={min_time}s",
+           "--device_profiling_mode=host-execution", f"--device_profiling_output={prof}"]
+    bench = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
+    line = next((ln for ln in bench.splitlines() if ln.startswith("BM_")), "")
+    stats = subprocess.run([tool("iree-profile"), "statistics", "--format=jsonl", str(prof)],
+                           capture_output=True, text=True, check=True).stdout
+    rows = [json.loads(ln) for ln in stats.splitlines() if ln.strip()]
+    return [r for r in rows if r.get("row_type") == "host_execution_function"], line
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0],
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("model", choices=sorted(SPECS))
+    p.add_argument("size", help="the dynamic axes' values, comma separated (e.g. 8 or 4,512)")
+    p.add_argument("--layers", type=int, default=2)
+    p.add_argument("--min-time", type=float, default=2.0, help="seconds of calls per module")
+    p.add_argument("--iree-flags", default="", help="extra iree-compile flags (both modules)")
+    p.add_argument("--out", default="/tmp/symhlo-dispatch-profile")
+    a = p.parse_args(argv)
+    import symhlo
+    from symhlo.backend.compiler import iree_flags, prepare_for_iree
+
+    spec = SPECS[a.model](a)
+    size = tuple(int(v) for v in a.size.split(","))
+    model = spec.make()
+    xs = spec.inputs(size)
+    out = Path(a.out)
+    out.mkdir(parents=True, exist_ok=True)
+    inputs = []
+    for i, x in enumerate(xs):
+        inputs.append(out / f"in{i}.npy")
+        np.save(inputs[-1], x.numpy())
+    progs = {"dyn": symhlo.export(model, run.export_example(spec), dynamic_shapes=run.dynamic_shapes(spec)),
+             "static": symhlo.export(model, xs)}
+    flags = iree_flags("cpu", None, a.iree_flags.split()) + ["--iree-input-demote-f64-to-f32=true"]
+    results = {}
+    for name, prog in progs.items():
+        src = out / f"{name}.iree.mlir"
+        src.write_text(prepare_for_iree(prog.text))
+        vmfb = out / f"{name}.vmfb"
+        subprocess.run([tool("iree-compile"), "--iree-input-type=stablehlo", *flags, str(src), "-o",
+                        str(vmfb)], check=True)
+        results[name] = profile(vmfb, inputs, out / name, a.min_time)
+    print(f"{spec.name} {spec.label(size)}; 1-minute load {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+    for name, (rows, line) in results.items():
+        print(f"\n{name}: {line}")
+        print(f"  {'mean ms':>8} {'min ms':>8} {'cpu ms':>8}  dispatch (per call)")
+        tot = [0.0, 0.0, 0.0]
+        for r in rows:
+            n = r["sample_count"]
+            vals = (r["total_duration_ns"] / n / 1e6, r["minimum_duration_ns"] / 1e6,
+                    r["tile_duration_sum_ns"] / n / 1e6)
+            tot = [t + v for t, v in zip(tot, vals)]
+            print(f"  {vals[0]:8.3f} {vals[1]:8.3f} {vals[2]:8.3f}  {r['function_name']}")
+        print(f"  {tot[0]:8.3f} {tot[1]:8.3f} {tot[2]:8.3f}  all {len(rows)} dispatches")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
