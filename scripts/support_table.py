@@ -252,6 +252,12 @@ ROWS: tuple[Row, ...] = (
         "cond inside a scan step (a stacked output `2*d` wide) and inside a while body over a "
         "`?x?` state",
         ("test_control_flow.py::test_nested_control_flow_over_two_dynamic_dims",)),
+    Row("op", "control flow in a model, torch.compile",
+        "(batch, seq) both `?`: attention or MLP picked by `seq > 8`, then `seq // 4` GRU steps in a "
+        "while_loop; cond + while_loop through `torch.compile(backend=\"symhlo\", dynamic=True)`, "
+        "one compile for every size",
+        ("test_control_flow.py::test_routed_block_attention_or_mlp_then_gru_steps",
+         "test_control_flow.py::test_torch_compile_backend_takes_control_flow")),
     Row("op", "scatter reductions",
         "scatter_reduce sum / prod / mean / amax / amin with and without self, integer mean, "
         "index_reduce, scatter(reduce=), put (accumulate, negative indices), masked_scatter, "

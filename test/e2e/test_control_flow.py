@@ -161,3 +161,60 @@ def test_nested_control_flow_over_two_dynamic_dims():
     sizes = [(randn(1, 2),), (randn(5, 6),), (randn(9, 9),)]
     check_model("nested_control_flow", NestedControlFlow(), (randn(6, 4),),
                 ({0: Dim("b", max=64), 1: Dim("d", max=64)},), sizes, atol=1e-5)
+
+
+class RoutedBlock(torch.nn.Module):
+    """A model-shaped case over (batch, seq, 32), both `?`: long sequences take an attention
+    block and short ones an MLP (`torch.cond` on seq > 8), then a GRU cell runs seq // 4 steps
+    (`while_loop`) over the block's mean."""
+
+    def __init__(self):
+        super().__init__()
+        torch.manual_seed(0)
+        self.attn = torch.nn.MultiheadAttention(32, 4, batch_first=True)
+        self.mlp = torch.nn.Sequential(torch.nn.Linear(32, 64), torch.nn.GELU(),
+                                       torch.nn.Linear(64, 32))
+        self.ln = torch.nn.LayerNorm(32)
+        self.cell = torch.nn.GRUCell(32, 32)
+
+    def forward(self, x):
+        def long(x):
+            h = self.ln(x)
+            return x + self.attn(h, h, h, need_weights=False)[0]
+
+        def short(x):
+            return x + self.mlp(self.ln(x))
+
+        y = torch.cond(x.shape[1] > 8, long, short, (x,))
+
+        def body(i, h):
+            return i + 1, self.cell(y.mean(1), h)
+
+        i, h = while_loop(lambda i, h: i < x.shape[1] // 4, body,
+                          (torch.zeros((), dtype=torch.int64), y.mean(1)))
+        return y, h, i
+
+
+def test_routed_block_attention_or_mlp_then_gru_steps():
+    sizes = [(randn(1, 4, 32),), (randn(3, 9, 32),), (randn(2, 40, 32),), (randn(4, 7, 32),)]
+    check_model("routed_block", RoutedBlock(), (randn(2, 12, 32),),
+                ({0: Dim("b", max=16), 1: Dim("s", max=128)},), sizes, rtol=1e-4, atol=1e-4)
+
+
+class CondThenWhile(torch.nn.Module):
+    def forward(self, x):
+        y = torch.cond(x.sum() > 0, lambda x: x.sin(), lambda x: x.cos(), (x,))
+        i, h = while_loop(lambda i, h: i < x.shape[0], lambda i, h: (i + 1, h * 0.5 + 1),
+                          (torch.zeros((), dtype=torch.int64), y.clone()))
+        return h
+
+
+def test_torch_compile_backend_takes_control_flow():
+    """torch.compile(backend="symhlo", dynamic=True): dynamo's graph holds the same cond and
+    while_loop; one compile serves every size and both branches."""
+    m = CondThenWhile()
+    compiled = torch.compile(m, backend="symhlo", dynamic=True)
+    before = symhlo.stats()["iree_compiles"]
+    for x in (randn(2, 3).abs(), -randn(5, 3).abs(), randn(9, 3).abs(), -randn(4, 3).abs()):
+        torch.testing.assert_close(compiled(x), m(x), rtol=1e-5, atol=1e-5)
+    assert symhlo.stats()["iree_compiles"] == before + 1

@@ -60,6 +60,10 @@ def reject_data_dependent_ops(ep) -> None:
             continue
         val = node.meta.get("val")
         vals = val if isinstance(val, (list, tuple)) else [val]
+        if isinstance(node.target, HigherOrderOperator):
+            # torch's while_loop gives its outputs a storage offset in the trip count (`u0`),
+            # which value-semantic StableHLO has no use for: only sizes count.
+            vals = [v.shape if isinstance(v, torch.Tensor) else v for v in vals]
         made = _unbacked(vals)
         if not made:
             continue
