@@ -233,6 +233,13 @@ def _run_decompositions(ep, table):
     env = _get_shape_env(ep.graph_module)
     if env is not None and not isinstance(env.guards, _GuardRecorder):
         env.guards = _GuardRecorder(env.guards)   # kept: reject_decomposition_guards reads it
+    validate = torch.export.ExportedProgram._validate
+
+    def fill_then_validate(program):
+        _fill_loop_placeholder_vals(program.graph_module)
+        return validate(program)
+
+    torch.export.ExportedProgram._validate = fill_then_validate
     try:
         with warnings.catch_warnings():  # under TORCH_LOCK: no other thread edits the filters
             # torch 2.13's run_decompositions deep-copies its own treespecs through a deprecated
@@ -245,6 +252,7 @@ def _run_decompositions(ep, table):
     except Exception as e:
         raise _decomposition_failure(e) from e
     finally:
+        torch.export.ExportedProgram._validate = validate
         ep._guards_code = saved
 
 
@@ -273,6 +281,28 @@ def _drop_storage_offset_asserts(ep) -> None:
         for n in dead + [node]:
             graph.erase_node(n)
     graph.lint()
+
+
+def _fill_loop_placeholder_vals(gm) -> None:
+    """Gives each placeholder of a while_loop's cond / body graph the `val` of the operand it
+    binds (carried values, then additional inputs), where retracing left it without one.
+
+    When run_decompositions retraces a program whose decompositions make while loops (symhlo's
+    linalg: several loops in one program, or a loop after another program's), some lifted size
+    placeholders of the loop graphs come back without `val`, and torch.export's verifier
+    refuses the program; their values are the loop node's operands'."""
+    for node in gm.graph.nodes:
+        if node.op != "call_function" or node.target is not torch.ops.higher_order.while_loop:
+            continue
+        operands = list(node.args[2]) + list(node.args[3])
+        for ref in node.args[:2]:
+            sub = getattr(gm, ref.target)
+            _fill_loop_placeholder_vals(sub)
+            holders = [n for n in sub.graph.nodes if n.op == "placeholder"]
+            for ph, operand in zip(holders, operands):
+                if "val" not in ph.meta:
+                    ph.meta["val"] = operand.meta.get("val") if isinstance(operand, torch.fx.Node) \
+                        else operand
 
 
 def _copy_state_in_lists(ep) -> None:

@@ -3,7 +3,8 @@ table `symhlo_decompositions()`, gathered from the op-family modules of this sub
 
 basic (nearest upsampling, adaptive pooling, group norm, reflection padding, attention, remainder,
 roll, tan, clamp), data (sizes from data: nonzero, masks, unique, repeat_interleave), indexing, pooling, select (sorts, scans, norms, scatters), shapes (views, copies,
-windows), special (special functions), spectral (torch.fft as DFT matmuls), views (as_strided);
+windows), special (special functions), spectral (torch.fft as DFT matmuls), linalg (factorizations as
+while loops), views (as_strided);
 complex_numbers (complex arithmetic as float parts) is applied over the whole table by the importer. Each rewrites an op into ATen ops that
 torch-mlir lowers to StableHLO with every size kept symbolic.
 """
@@ -18,6 +19,7 @@ from .basic import (adaptive_avg_pool2d, clamp_tensor, native_group_norm, reflec
                     roll, sdpa_flash_for_cpu, tan, upsample_nearest)
 from .data import data_decompositions
 from .indexing import indexing_decompositions
+from .linalg import linalg_decompositions
 from .pooling import pooling_decompositions
 from .select import select_decompositions
 from .shapes import shape_decompositions
@@ -38,6 +40,7 @@ def symhlo_decompositions() -> dict[torch._ops.OpOverload, Callable]:
         **select_decompositions(),
         **data_decompositions(),
         **spectral_decompositions(),
+        **linalg_decompositions(),
         aten.as_strided.default: as_strided_view,
         aten.upsample_nearest1d.vec: upsample_nearest,
         aten.upsample_nearest2d.vec: upsample_nearest,

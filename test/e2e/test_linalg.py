@@ -1,0 +1,46 @@
+"""Dense linear algebra over `?` batch and matrix dims (frontend/decompositions/linalg.py):
+factorizations as while loops (stablehlo.while), compiled once and compared with eager (LAPACK)
+at several sizes."""
+
+from __future__ import annotations
+
+import torch
+from torch.export import Dim
+
+import symhlo
+from e2e_harness import check_model
+
+
+def spd(b: int, n: int) -> torch.Tensor:
+    a = torch.randn(b, n, n)
+    return a @ a.mT + n * torch.eye(n)
+
+
+class Solve(torch.nn.Module):
+    def forward(self, a, rhs):                      # (b, n, n), (b, n, 2)
+        return torch.linalg.solve(a, rhs)
+
+
+class Cholesky(torch.nn.Module):
+    def forward(self, a):
+        return torch.linalg.cholesky(a), torch.linalg.cholesky(a, upper=True)
+
+
+def test_solve_with_dynamic_batch():
+    b = Dim("b", min=1, max=64)
+    sizes = [(torch.randn(k, 6, 6), torch.randn(k, 6, 2)) for k in (1, 3, 17)]
+    check_model("linalg.solve", Solve(), (torch.randn(4, 6, 6), torch.randn(4, 6, 2)),
+                ({0: b}, {0: b}), sizes, rtol=1e-4, atol=1e-4)
+
+
+def test_cholesky_with_dynamic_batch_and_size():
+    spec = ({0: Dim("b", min=1, max=64), 1: Dim("n", min=2, max=64), 2: Dim("n", min=2, max=64)},)
+    sizes = [(spd(k, n),) for k, n in ((1, 2), (3, 5), (9, 33))]
+    check_model("linalg.cholesky", Cholesky(), (spd(4, 6),), spec, sizes, rtol=1e-4, atol=1e-4)
+
+
+def test_factorization_is_a_loop_over_the_dynamic_size():
+    spec = ({0: Dim("b", min=1, max=64), 1: Dim("n", min=2, max=64), 2: Dim("n", min=2, max=64)},)
+    text = symhlo.export(Cholesky(), (spd(4, 6),), dynamic_shapes=spec).text
+    assert "stablehlo.while" in text and "tensor<?x?x?xf32>" in text
+    assert "custom_call" not in text and "stablehlo.cholesky" not in text
