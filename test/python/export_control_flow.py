@@ -88,7 +88,8 @@ class RunningSum(torch.nn.Module):
 
 # scan: a while loop over the `?` rows, each read with a gather and written with a one-row
 # scatter into a `?x3` buffer sized before the loop.
-print(symhlo.export(RunningSum(), (torch.randn(4, 3),), dynamic_shapes=ds).text)
+scan_prog = symhlo.export(RunningSum(), (torch.randn(4, 3),), dynamic_shapes=ds)
+print(scan_prog.text)
 # CHECK-LABEL: func.func @main
 # CHECK-SAME:    (%arg0: tensor<?x3xf32>) -> (tensor<3xf32>, tensor<?x3xf32>)
 # CHECK:         %[[BUF:.*]] = stablehlo.dynamic_broadcast_in_dim %{{.*}} -> tensor<?x3xf32>
@@ -101,3 +102,7 @@ print(symhlo.export(RunningSum(), (torch.randn(4, 3),), dynamic_shapes=ds).text)
 # CHECK:           "stablehlo.scatter"(%[[B]],
 # CHECK:           }) : (tensor<?x3xf32>, tensor<1x1xi64>, tensor<1x3xf32>) -> tensor<?x3xf32>
 # CHECK:         return %[[W]]#1, %[[W]]#2
+
+# Eager refuses to scan zero rows: so does the program's call-time check.
+print("RELATIONS", scan_prog.symbols.relations)
+# CHECK: RELATIONS ['batch >= 1']

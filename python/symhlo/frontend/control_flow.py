@@ -45,6 +45,24 @@ from ..errors import UnsupportedOpError
 from .refusals import node_source_line
 
 
+def scan_length_relations(ep) -> list[str]:
+    """`n >= 1` (over the program's symbols) for each `?` length n that a `scan` or `map` in the
+    program's own graph loops over: eager PyTorch refuses to scan or map zero rows ("scan
+    dimension > 0", "Leading dimensions of mapped xs cannot be 0"), so the compiled module must
+    not quietly return empty results there. (A scan inside a branch runs only if taken: left
+    unchecked.)"""
+    out = []
+    for node in ep.graph.nodes:
+        if node.op != "call_function" or node.target not in (torch.ops.higher_order.scan,
+                                                               torch.ops.higher_order.map_impl):
+            continue
+        xs = node.args[2] if node.target is torch.ops.higher_order.scan else node.args[1]
+        n = xs[0].meta["val"].shape[0] if xs else 1
+        if isinstance(n, torch.SymInt) and n.node.expr.free_symbols:
+            out.append(f"{n.node.expr} >= 1")
+    return out
+
+
 def _branch_func_name(importer: "_fxi.GraphNodeImporter", node: torch.fx.Node) -> str:
     """The private function torch-mlir imported for the get_attr `node` (a branch or body)."""
     if node.op != "get_attr":

@@ -24,7 +24,7 @@ from symhlo.passes.ir_util import new_context
 from ..contract.dims import from_exported_program
 from ..errors import CompileError, SymhloError, UnsupportedOpError, source_line
 from . import decompositions
-from .control_flow import ControlFlowImporter
+from .control_flow import ControlFlowImporter, scan_length_relations
 from .decompositions.basic import on_0d_as_1d
 from .decompositions.complex_numbers import complex_decompositions, complex_first
 from .refusals import reject_decomposition_guards, reject_unimportable_nodes
@@ -207,6 +207,7 @@ def import_exported_program(ep: torch.export.ExportedProgram, *, func_name: str 
                                  "and this caller cannot check that at call time")
     if relations is not None:
         relations.extend(equalities)
+        relations.extend(scan_length_relations(ep))
     _copy_state_in_lists(ep)
     ctx = new_context()
     importer = FxImporter(context=ctx, graph_node_importer_cls=ControlFlowImporter)
