@@ -21,7 +21,7 @@ type and every dim against them at run time, and prints the expected and actual 
       %n = arith.minsi (arith.maxsi %d0, 1), 100          // n = x axis 0, clamped to its range
       %x = hal.tensor.import %vx "symhlo contract: x axis 0 = n, n in [1, 100]; ..." {%n}
       %y = hal.tensor.import %vy "symhlo contract: y axis 0 = 2*n, ..." {2 * %n}
-      cf.assert (%n != 7), "symhlo contract: n != 7 must hold (n = x axis 0)"
+      cf.assert (%n != 7), "symhlo contract: n != 7 must hold (n from x axis 0)"
       %r = call @symhlo_checked_main(%x, %y)
       return hal.tensor.export %r "output0" {tensor.dim %r, 0}
 
@@ -29,7 +29,9 @@ A symbol takes its value from the first axis that is the symbol itself (else fro
 `a*s + b`: `s = (d - b) floordiv a`), clamped to its range; an axis out of range, a shared dim
 that differs, or an odd size for `2*h` then mismatches the size the import expects:
 `x: ...; shape dimension 0 mismatch; expected 100 but have 101`. The other relations
-(`symhlo.relations`, torch.export's guards such as `m <= n`) become `cf.assert`s. The portable
+(`symhlo.relations`, torch.export's guards such as `2*h <= n`) become a `hal.buffer_view.assert`
+of the axis that is their symbol (`n` of `y` axis 0 must be max(n, 2*h): `expected 10 but have
+8`), or, when no side is an input axis (or for `!=`), a `cf.assert` naming the relation. The portable
 StableHLO artifact is not touched: this runs only in the IREE preparation.
 
 `symhlo.declaration` keeps the tensor declaration IREE would have recorded (with `f64` as `f32`
@@ -217,6 +219,28 @@ class InsertCallChecksForIree(Pass):
         with ctx, main.location:
             self._wrap(module, main)
 
+    @staticmethod
+    def _relation_bound(node: ast.Compare, plain_at: dict, values: dict, ev: "_Evaluator"):
+        """((input, axis), the size that axis must have) for a relation `s OP e` (or `e OP s`)
+        whose symbol s is an input axis itself and whose element type the assert can name;
+        None for `!=` and for anything else (checked by a cf.assert instead)."""
+        op, left, right = type(node.ops[0]), node.left, node.comparators[0]
+        flip = {ast.Lt: ast.Gt, ast.LtE: ast.GtE, ast.Gt: ast.Lt, ast.GtE: ast.LtE, ast.Eq: ast.Eq}
+        if op not in flip:
+            return None
+        for sym, other, rel in ((right, left, flip[op]), (left, right, op)):
+            if not (isinstance(sym, ast.Name) and sym.id in plain_at) or sym.id in _names(other):
+                continue
+            b, v, e = ev.b, values[sym.id], ev(other)
+            if rel is ast.Eq:
+                return plain_at[sym.id], e
+            shift = {ast.Lt: -1, ast.Gt: 1}.get(rel, 0)
+            if shift:
+                e = b.index_op("arith.addi", e, b.const_index(shift))
+            clamp = "arith.minsi" if rel in (ast.Lt, ast.LtE) else "arith.maxsi"
+            return plain_at[sym.id], b.index_op(clamp, v, e)
+        return None
+
     def _wrap(self, module: ir.Module, main: ir.Operation) -> None:
         ftype = ir.FunctionType(ir.TypeAttr(main.attributes["function_type"]).value)
         contract = "func.func private @main(" + ", ".join(str(t) for t in ftype.inputs) + ") -> (" + \
@@ -275,10 +299,12 @@ class InsertCallChecksForIree(Pass):
 
         values: dict[str, ir.Value] = {}
         where: dict[str, str] = {}
+        plain_at: dict[str, tuple[int, int]] = {}   # symbol -> the axis that is the symbol itself
         for k, axis, text, node in axes:   # a symbol from an axis that is the symbol itself
             if isinstance(node, ast.Name) and node.id not in values:
                 values[node.id] = clamp(dims[(k, axis)], node.id)
                 where[node.id] = f"{arg_name[k]} axis {axis}"
+                plain_at[node.id] = (k, axis)
         for k, axis, text, node in axes:   # else from one that is a*s + b
             free = _names(node) - set(values) if node is not None else set()
             if len(free) == 1:
@@ -300,7 +326,7 @@ class InsertCallChecksForIree(Pass):
                      + (f" (from {where[s]})" if where.get(s) else "") for s in syms]
             return text + (f" with {', '.join(parts)}" if parts else "")
 
-        tensors = []
+        tensors, import_types = [], []
         for k, t in enumerate(tensor_types):
             expected, rules = [], []
             for kk, axis, text, node in axes:
@@ -317,6 +343,7 @@ class InsertCallChecksForIree(Pass):
                     unchecked.append(f"{arg_name[k]} axis {axis} = {text}")
                 expected.append(v)
             message = f"symhlo contract: {arg_name[k]} {t}" + (f" ({'; '.join(rules)})" if rules else "") + ";"
+            import_types.append(ir.RankedTensorType(_demoted(t, self.demote_f64)))
             tensors.append(b.value("hal.tensor.import", [t], [block.arguments[k], *expected], {
                 "name": ir.StringAttr.get(message),
                 "target_encoding": ir.TypeAttr.get(_demoted(t, self.demote_f64)),
@@ -331,8 +358,23 @@ class InsertCallChecksForIree(Pass):
                 unchecked.append(text)
                 continue
             origin = ", ".join(f"{s} from {where[s]}" for s in sorted(_names(node)) if s in where)
-            b.create("cf.assert", [], [ok], {"msg": ir.StringAttr.get(
-                f"symhlo contract: {text} must hold" + (f" ({origin})" if origin else ""))})
+            message = f"symhlo contract: {text} must hold" + (f" ({origin})" if origin else "")
+            bound = self._relation_bound(node, plain_at, values, ev)
+            if bound is None:
+                b.create("cf.assert", [], [ok], {"msg": ir.StringAttr.get(message)})
+                continue
+            # The relation bounds an axis that is a symbol itself: assert that axis's size
+            # against the bound, so the message carries the value and the limit
+            # (`shape dimension 0 mismatch; expected 10 but have 8`).
+            (k, axis), expected = bound
+            t = import_types[k]
+            shape = [expected if a == axis else (dims[(k, a)] if ir.ShapedType.is_dynamic_size(n)
+                                                 else b.const_index(n)) for a, n in enumerate(t.shape)]
+            elt = b.value("hal.element_type", [ir.IntegerType.get_signless(32)], [],
+                          {"type": ir.TypeAttr.get(t.element_type)})
+            enc = b.value("hal.encoding_type", [ir.IntegerType.get_signless(32)], [])
+            b.create("hal.buffer_view.assert", [], [block.arguments[k], elt, enc, *shape],
+                     {"message": ir.StringAttr.get(message + f"; {arg_name[k]} axis {axis}:")})
         if unchecked:
             reflection[VMFB_UNCHECKED] = ir.StringAttr.get(json.dumps(unchecked))
         func.attributes["iree.reflection"] = ir.DictAttr.get(reflection)

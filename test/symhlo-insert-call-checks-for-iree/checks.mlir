@@ -18,6 +18,12 @@
 // CHECK:         %[[Y:.*]] = "hal.tensor.import"(%[[VY]], %[[TWO_N]]) {name = "symhlo contract: y tensor<?x4xf32> (axis 0 = 2*n with n in [1, 100] (from x axis 0));"
 // CHECK:         %[[OK:.*]] = arith.cmpi ne, %[[N]], %{{.*}}
 // CHECK:         cf.assert %[[OK]], "symhlo contract: n != 7 must hold (n from x axis 0)"
+// A relation bounding an axis that is a symbol itself asserts that axis's size, so IREE's message
+// carries the value and the limit: n >= 3 on x axis 0 expects max(n, 3).
+// CHECK:         %[[AT_LEAST:.*]] = arith.maxsi %[[N]], %{{.*}}
+// CHECK:         %[[ELT:.*]] = "hal.element_type"() {type = f32} : () -> i32
+// CHECK:         %[[ENC:.*]] = "hal.encoding_type"() : () -> i32
+// CHECK:         "hal.buffer_view.assert"(%[[VX]], %[[ELT]], %[[ENC]], %[[AT_LEAST]], %{{.*}}) {message = "symhlo contract: 3 <= n must hold (n from x axis 0); x axis 0:"}
 // CHECK:         %[[R:.*]] = call @symhlo_checked_main(%[[X]], %[[Y]])
 // CHECK:         %[[D:.*]] = tensor.dim %[[R]], %{{.*}}
 // CHECK:         %[[OUT:.*]] = "hal.tensor.export"(%[[R]], %[[D]]) {name = "output0", source_encoding = tensor<?x4xf32>}
@@ -26,7 +32,7 @@
 // CHECK:         stablehlo.add
 func.func @main(%x: tensor<?x4xf32>, %y: tensor<?x4xf32>) -> tensor<?x4xf32> attributes {
     symhlo.symbols = {n = [1, 100]}, symhlo.arg_names = ["x", "y"],
-    symhlo.arg_shapes = [["n", "4"], ["2*n", "4"]], symhlo.relations = ["n != 7"]} {
+    symhlo.arg_shapes = [["n", "4"], ["2*n", "4"]], symhlo.relations = ["n != 7", "3 <= n"]} {
   %0 = stablehlo.add %x, %x : tensor<?x4xf32>
   return %0 : tensor<?x4xf32>
 }
