@@ -232,3 +232,27 @@ def test_load_in_a_fresh_process(family, tmp_path):
             "which this process cannot restore: importing 'transformers.cache_utils' failed: "
             "No module named") in out, out
     assert f"STANDIN {out_class} ['logits', 'past_key_values'] DynamicCache" in out, out
+
+
+if os.environ.get("SYMHLO_MODELS_ALL") == "1":   # one more compile (T5: about 90 s on 2 busy cores)
+    def test_t5_returns_its_encoder_decoder_cache():
+        """T5 with its default config returns an EncoderDecoderCache (self-attention and
+        cross-attention DynamicCaches): out of the compiled module as the same classes."""
+        torch.manual_seed(0)
+        m = transformers.T5ForConditionalGeneration(transformers.T5Config(
+            vocab_size=VOCAB, d_model=32, d_kv=8, d_ff=64, num_layers=2, num_heads=4,
+            decoder_start_token_id=0)).eval()
+        b = Dim("batch", min=1, max=8)
+        cm = symhlo.compile(m, (), kwargs={"input_ids": randint(VOCAB, 2, 5), "decoder_input_ids": randint(VOCAB, 2, 3)},
+                            dynamic_shapes={"input_ids": {0: b, 1: Dim("seq", min=2, max=32)},
+                                            "decoder_input_ids": {0: b, 1: Dim("dseq", min=2, max=32)}})
+        for bb, s, d in [(1, 4, 2), (3, 9, 5), (8, 32, 32)]:
+            call = dict(input_ids=randint(VOCAB, bb, s), decoder_input_ids=randint(VOCAB, bb, d))
+            got = cm(**call)
+            with torch.no_grad():
+                want = m(**call)
+            assert type(got) is type(want) and type(got.past_key_values) is transformers.EncoderDecoderCache
+            torch.testing.assert_close(got.logits, want.logits, rtol=1e-5, atol=1e-5)
+            _assert_cache_equal(got.past_key_values.self_attention_cache, want.past_key_values.self_attention_cache)
+            _assert_cache_equal(got.past_key_values.cross_attention_cache, want.past_key_values.cross_attention_cache)
+            assert got.past_key_values.is_updated == want.past_key_values.is_updated
