@@ -111,7 +111,9 @@ def convert_torch_prim_if(op: ir.Operation) -> None:
         yield_op.erase()
     for old, value in zip(op.results, _from_builtin(b, new.results, [r.type for r in op.results])):
         old.replace_all_uses_with(value)
+    cond = op.operands[0]
     op.erase()
+    _erase_dead(cond)  # a torch.aten.Bool.Tensor the predicate was read through
 
 
 def _condition_slice(body: ir.Block, go: ir.Value, values: list[ir.Value]):
@@ -216,13 +218,11 @@ def convert_torch_prim_loop_while(op: ir.Operation) -> bool:
     head = [predicate(tb, go)] if flag else []
     tb.create("stablehlo.return", [], head + _to_builtin(tb, values, types))
     term.erase()
-    if not flag:
-        _erase_dead(go)         # the condition's ops in the body, now computed in `cond`
+    _erase_dead(go)  # the condition's ops in the body now computed in `cond`, or the bool read through
     for old, value in zip(op.results, _from_builtin(b, list(new.results)[len(flag):], torch_types)):
         old.replace_all_uses_with(value)
     op.erase()
-    if not flag:
-        _erase_dead(init_cond)  # and the first one, before the loop
+    _erase_dead(init_cond)  # the first condition, before the loop (or the bool it was read through)
     return True
 
 

@@ -32,8 +32,8 @@ class CondOnData(torch.nn.Module):
 
 
 class CondOnSizeNested(torch.nn.Module):
-    """Branch on data, then (inside the false branch) on a size `y.shape[0] > 4`; two operands,
-    two results, a weight read inside a branch."""
+    """Branch on data (a one-element [1] predicate), then (inside the false branch) on a size
+    `y.shape[0] > 4`; two operands, two results, a weight read inside a branch."""
 
     def __init__(self):
         super().__init__()
@@ -46,7 +46,7 @@ class CondOnSizeNested(torch.nn.Module):
         def false_fn(x, y):
             return x - 1, torch.cond(y.shape[0] > 4, lambda y: y + 1, lambda y: y.flip(0), (y,))
 
-        return torch.cond(x.mean() > 0, true_fn, false_fn, (x, y))
+        return torch.cond((x.mean() > 0).reshape(1), true_fn, false_fn, (x, y))
 
 
 def test_cond_on_data_both_branches():

@@ -5,6 +5,7 @@
 
 // A 0-d bool tensor (`x.sum() > 0`) is the predicate itself.
 // CHECK-LABEL: func @if_on_data
+// CHECK-NOT:     torch.aten.Bool.Tensor
 // CHECK:         %[[P:.*]] = torch_c.to_builtin_tensor %arg1 : !torch.vtensor<[],i1> -> tensor<i1>
 // CHECK:         %[[IF:.*]] = "stablehlo.if"(%[[P]]) ({
 // CHECK:           %[[S:.*]] = torch.aten.sin %arg0 : !torch.vtensor<[?,4],f32> -> !torch.vtensor<[?,4],f32>
@@ -76,6 +77,26 @@ func.func @if_nested(%arg0: !torch.vtensor<[?],f32>, %arg1: !torch.vtensor<[],i1
     torch.prim.If.yield %3 : !torch.vtensor<[?],f32>
   } else {
     torch.prim.If.yield %arg0 : !torch.vtensor<[?],f32>
+  }
+  return %1 : !torch.vtensor<[?],f32>
+}
+
+// -----
+
+// A one-element bool tensor of shape [1] is reshaped to the 0-d predicate; the bool it was read
+// through is erased.
+// CHECK-LABEL: func @if_on_one_element
+// CHECK-NOT:     torch.aten.Bool.Tensor
+// CHECK:         %[[T:.*]] = torch_c.to_builtin_tensor %arg1 : !torch.vtensor<[1],i1> -> tensor<1xi1>
+// CHECK:         %[[P:.*]] = stablehlo.reshape %[[T]] : (tensor<1xi1>) -> tensor<i1>
+// CHECK:         "stablehlo.if"(%[[P]])
+func.func @if_on_one_element(%arg0: !torch.vtensor<[?],f32>, %arg1: !torch.vtensor<[1],i1>) -> !torch.vtensor<[?],f32> {
+  %0 = torch.aten.Bool.Tensor %arg1 : !torch.vtensor<[1],i1> -> !torch.bool
+  %1 = torch.prim.If %0 -> (!torch.vtensor<[?],f32>) {
+    torch.prim.If.yield %arg0 : !torch.vtensor<[?],f32>
+  } else {
+    %2 = torch.aten.neg %arg0 : !torch.vtensor<[?],f32> -> !torch.vtensor<[?],f32>
+    torch.prim.If.yield %2 : !torch.vtensor<[?],f32>
   }
   return %1 : !torch.vtensor<[?],f32>
 }

@@ -51,6 +51,7 @@ func.func @while_form(%arg0: !torch.vtensor<[?,4],f32>) -> !torch.vtensor<[?,4],
 // A condition that reads the values before the step (the block argument) cannot move to `cond`:
 // the go/stop flag is carried as the first loop value.
 // CHECK-LABEL: func @while_flag_carried
+// CHECK-NOT:     torch.aten.Bool.Tensor
 // CHECK:         %[[P0:.*]] = torch_c.to_builtin_tensor %arg1 : !torch.vtensor<[],i1> -> tensor<i1>
 // CHECK:         %[[X:.*]] = torch_c.to_builtin_tensor %arg0 : !torch.vtensor<[?,4],f32> -> tensor<?x4xf32>
 // CHECK:         %[[W:.*]]:2 = stablehlo.while(%[[GO:.*]] = %[[P0]], %[[H:.*]] = %[[X]]) : tensor<i1>, tensor<?x4xf32>
@@ -61,6 +62,7 @@ func.func @while_form(%arg0: !torch.vtensor<[?,4],f32>) -> !torch.vtensor<[?,4],
 // CHECK:           %[[T:.*]] = torch.aten.tanh %[[HT]]
 // CHECK:           %[[S:.*]] = torch.aten.sum %[[HT]]
 // CHECK:           %[[GT:.*]] = torch.aten.gt.Scalar %[[S]]
+// CHECK-NOT:       torch.aten.Bool.Tensor
 // CHECK:           %[[P1:.*]] = torch_c.to_builtin_tensor %[[GT]] : !torch.vtensor<[],i1> -> tensor<i1>
 // CHECK:           %[[TB:.*]] = torch_c.to_builtin_tensor %[[T]] : !torch.vtensor<[?,4],f32> -> tensor<?x4xf32>
 // CHECK:           stablehlo.return %[[P1]], %[[TB]] : tensor<i1>, tensor<?x4xf32>
