@@ -24,8 +24,9 @@ but without blocking: for small and medium n.
 Error checks: torch's `linalg.cholesky`, `solve` and `inv` raise on a non-positive-definite or
 singular input (`_linalg_check_errors`, a side effect torch.export keeps). A compiled program
 cannot raise from inside; here those inputs give NaN or inf (a negative square root, a zero
-pivot), never a plausible number, and the `*_ex` variants return `info` = 0. This is
-documented in README (Complex numbers, FFT and linear algebra).
+pivot), never a plausible number. The `*_ex` variants, whose `info` output and partial factors
+on such inputs are LAPACK's own, are not decomposed (refused by name). Documented in README
+(Complex numbers, FFT and linear algebra).
 """
 
 from __future__ import annotations
@@ -75,11 +76,6 @@ def cholesky(a, upper: bool = False):
     return low.mT if upper else low
 
 
-def cholesky_ex(a, upper: bool = False, check_errors: bool = False):
-    """aten.linalg_cholesky_ex ==> (cholesky(a), info = 0)."""
-    return cholesky(a, upper), torch.zeros(a.shape[:-2], dtype=torch.int32, device=a.device)
-
-
 def solve_triangular(a, b, *, upper: bool, left: bool = True, unitriangular: bool = False):
     """aten.linalg_solve_triangular ==> substitution, one row of x per iteration (forward for
     lower, backward for upper). b: (..., n, k)."""
@@ -115,13 +111,15 @@ def lu_factor(a):
     of largest |a[i, k]|, i >= k (isamax's choice)."""
     n = a.shape[-1]
     idx = _index(n, a)
+    if _empty(a):   # 0 x 0: nothing to pivot (argmax over no rows cannot be traced)
+        return a.clone(), torch.zeros(a.shape[:-1], dtype=torch.int32, device=a.device), \
+            torch.zeros(a.shape[:-2], dtype=torch.int64, device=a.device)
     piv0 = torch.zeros(a.shape[:-1], dtype=torch.int64, device=a.device)
 
     def cond(k, m, piv):
-        return k < m.shape[-1]
+        return k < n
 
     def body(k, m, piv):
-        idx = _index(m.shape[-1], m)
         ek = (idx == k).to(a.dtype)
         col = _col(m, ek)
         mag = torch.where(idx >= k, col.abs(), torch.full_like(col, -1.0))
@@ -133,7 +131,9 @@ def lu_factor(a):
         row_k = _row(m, ek)
         pivot = (row_k * ek).sum(-1, keepdim=True)         # (..., 1)
         below = (idx > k).to(a.dtype)
-        l = _col(m, ek) / pivot * below                    # multipliers (..., n)
+        # a zero pivot (singular a) leaves the column unscaled, as getf2 does: det is then 0
+        zero = pivot == 0
+        l = torch.where(zero, 0.0, _col(m, ek) / torch.where(zero, 1.0, pivot)) * below
         m = m - l.unsqueeze(-1) * (row_k * below).unsqueeze(-2) + l.unsqueeze(-1) * ek
         return k + 1, m, piv
 
@@ -147,6 +147,8 @@ def gauss_jordan(a, b):
     one pivot column per iteration (one loop: the pivot row swapped up, scaled to 1, eliminated
     from every other row), O(n^2 (n + k)) per matrix."""
     n = a.shape[-1]
+    if _empty(a):
+        return b.to(a.dtype).clone()
     m0 = torch.cat([a, b.to(a.dtype)], dim=-1)                # (..., n, n + k)
 
     def cond(k, m):
@@ -190,19 +192,12 @@ def solve(a, b, *, left: bool = True):
     return x.squeeze(-1) if vector else x
 
 
-def solve_ex(a, b, *, left: bool = True, check_errors: bool = False):
-    """aten._linalg_solve_ex ==> (x, LU, pivots, info = 0), LU and pivots as getrf's."""
-    m, piv, _ = lu_factor(a)
-    x = solve(a, b, left=left)
-    return x, m, piv, torch.zeros(a.shape[:-2], dtype=torch.int32, device=a.device)
-
-
-def lu_factor_ex(a, *, pivot: bool = True, check_errors: bool = False):
-    """aten.linalg_lu_factor_ex ==> (LU, pivots, info = 0). pivot=False is not decomposed."""
+def linalg_lu_factor(a, *, pivot: bool = True):
+    """aten.linalg_lu_factor ==> (LU, pivots). pivot=False is not decomposed."""
     if not pivot:
         return NotImplemented
     m, piv, _ = lu_factor(a)
-    return m, piv, torch.zeros(a.shape[:-2], dtype=torch.int32, device=a.device)
+    return m, piv
 
 
 def inv(a):
@@ -210,10 +205,6 @@ def inv(a):
     n = a.shape[-1]
     eye = torch.eye(n, dtype=a.dtype, device=a.device).expand(a.shape)
     return solve(a, eye)
-
-
-def inv_ex(a, check_errors: bool = False):
-    return inv(a), torch.zeros(a.shape[:-2], dtype=torch.int32, device=a.device)
 
 
 def det(a):
@@ -238,21 +229,116 @@ def logdet(a):
                        torch.where(sign == 0, torch.full_like(logabs, -float("inf")), logabs))
 
 
+def triangular_solve(b, a, upper: bool = True, transpose: bool = False,
+                     unitriangular: bool = False):
+    """aten.triangular_solve (the old API: solves a x = b, a^T x = b when transpose) ==>
+    (x, a.clone())."""
+    coeff = a.mT if transpose else a
+    x = solve_triangular(coeff, b, upper=upper != transpose, unitriangular=unitriangular)
+    return x, a.clone()
+
+
+def cholesky_solve(b, factor, upper: bool = False):
+    """aten.cholesky_solve ==> two triangular solves with the factor (a = L L^T, or U^T U)."""
+    low = factor.mT if upper else factor
+    y = solve_triangular(low, b, upper=False)
+    return solve_triangular(low.mT, y, upper=True)
+
+
+def cholesky_inverse(factor, upper: bool = False):
+    """aten.cholesky_inverse ==> cholesky_solve(I, factor)."""
+    n = factor.shape[-1]
+    eye = torch.eye(n, dtype=factor.dtype, device=factor.device).expand(factor.shape)
+    return cholesky_solve(eye, factor, upper)
+
+
+def _perm_from_pivots(piv):
+    """LAPACK's 1-based sequential interchanges (..., n) -> the permutation perm (..., n) with
+    (L U)[i] = a[perm[i]]: a loop applying the swaps in order."""
+    n = piv.shape[-1]
+    perm0 = torch.arange(n, device=piv.device).expand(piv.shape).clone()
+
+    def cond(k, perm, piv):
+        return k < piv.shape[-1]
+
+    def body(k, perm, piv):
+        idx = torch.arange(piv.shape[-1], device=piv.device)
+        ik = idx == k
+        p = ((piv.to(torch.int64) - 1) * ik).sum(-1, keepdim=True)
+        ip = idx == p
+        pk, pp = (perm * ik).sum(-1, keepdim=True), (perm * ip).sum(-1, keepdim=True)
+        return k + 1, torch.where(ik, pp, torch.where(ip, pk, perm)), piv.clone()
+
+    _, perm, _ = while_loop(cond, body, (torch.zeros((), dtype=torch.int64), perm0, piv))
+    return perm
+
+
+def _empty(a) -> bool:
+    """Whether a's matrices are provably 0 x 0."""
+    from torch.fx.experimental.symbolic_shapes import statically_known_true
+
+    return statically_known_true(a.shape[-1] == 0)
+
+
+def _square(a) -> bool:
+    """Whether a's last two sizes are provably equal (asking would guard on the example's)."""
+    from torch.fx.experimental.symbolic_shapes import statically_known_true
+
+    return statically_known_true(a.shape[-1] == a.shape[-2])
+
+
+def _unpack(m, perm):
+    """(P, L, U) with a = P L U from the packed LU and the permutation."""
+    n = m.shape[-1]
+    idx = _index(n, m)
+    p = (perm.unsqueeze(-2) == idx.unsqueeze(-1)).to(m.dtype)     # P[r, c] = perm[c] == r
+    eye = torch.eye(n, dtype=m.dtype, device=m.device)
+    return p, m.tril(-1) + eye, m.triu()
+
+
+def lu_unpack(lu_data, pivots, unpack_data: bool = True, unpack_pivots: bool = True):
+    """aten.lu_unpack ==> (P, L, U) for a square LU."""
+    if not _square(lu_data) or not (unpack_data and unpack_pivots):
+        return NotImplemented
+    return _unpack(lu_data, _perm_from_pivots(pivots))
+
+
+def linalg_lu(a, *, pivot: bool = True):
+    """aten.linalg_lu ==> (P, L, U) of a square matrix (partial pivoting)."""
+    if not pivot or not _square(a):
+        return NotImplemented
+    m, piv, _ = lu_factor(a)
+    return _unpack(m, _perm_from_pivots(piv))
+
+
+def lu_solve(lu_data, pivots, b, *, left: bool = True, adjoint: bool = False):
+    """aten.linalg_lu_solve ==> P^T b, then the unit-lower and upper substitutions."""
+    if not left or adjoint:
+        return NotImplemented
+    perm = _perm_from_pivots(pivots)
+    n = lu_data.shape[-1]
+    onehot = (perm.unsqueeze(-1) == _index(n, lu_data)).to(b.dtype)   # row i picks b[perm[i]]
+    y = solve_triangular(lu_data, onehot @ b, upper=False, unitriangular=True)
+    return solve_triangular(lu_data, y, upper=True)
+
+
 def linalg_decompositions() -> dict[torch._ops.OpOverload, Callable]:
     """The linear-algebra entries symhlo adds to the decomposition table."""
     return {
         aten.linalg_cholesky.default: cholesky,
-        aten.linalg_cholesky_ex.default: cholesky_ex,
         aten.cholesky.default: lambda a, upper=False: cholesky(a, upper),
         aten.linalg_solve.default: solve,
         aten.linalg_solve_triangular.default: solve_triangular,
         aten.linalg_inv.default: inv,
-        aten.linalg_inv_ex.default: inv_ex,
         aten.linalg_det.default: det,
         aten.det.default: det,
         aten.linalg_slogdet.default: slogdet,
         aten.logdet.default: logdet,
-        aten._linalg_solve_ex.default: solve_ex,
-        aten.linalg_lu_factor_ex.default: lu_factor_ex,
-        aten.linalg_lu_factor.default: lambda a, *, pivot=True: lu_factor_ex(a, pivot=pivot)[:2],
+        aten.triangular_solve.default: triangular_solve,
+        aten.cholesky_solve.default: cholesky_solve,
+        aten.cholesky_inverse.default: cholesky_inverse,
+        aten.lu_unpack.default: lu_unpack,
+        aten.linalg_lu.default: linalg_lu,
+        aten.linalg_lu_solve.default: lu_solve,
+        aten.linalg_lu_factor.default: linalg_lu_factor,
     }
