@@ -33,7 +33,8 @@ on AVX-512, 8 on AVX2 and NEON: 16 is a multiple of either) moves above the coll
 into the patch loop instead of re-reading a `? x K` matrix that needs padding. Small CNN
 (8-16 channels) at (8, 3, 128, 128), batch/H/W dynamic, per dispatch (min over calls): 84.8 ->
 10.1 ms (static 1.1); blocks of 8 do not fuse (115 ms), 32 is no better than 16. Only
-convolutions with at most `block-max-channels` (32) input channels are blocked: with ResNet-18's
+convolutions that pad their last spatial axis anyway (so that no new pad op appears) and have
+at most `block-max-channels` (32) input channels are blocked: with ResNet-18's
 64-512 the matmul outweighs the patch copy, and the surplus of the last block (a 7-wide map
 computed 16 wide) made it slower (batch 8 at 224, H/W dynamic: 2640 -> 2965 ms blocking every
 conv; 2543 -> 2080 ms blocking only the 3-channel stem).
@@ -152,8 +153,8 @@ def convert_stablehlo_convolution(op: ir.Operation, block_width: int = 1,
     to and from the canonical layout; also a grouped convolution whose only `?` dim is the batch
     (IREE 3.13 fails to legalize those too: depthwise convs of MobileViT, SegFormer, ConvNeXt V2
     with a dynamic batch). The im2col form computes a `?` last output axis in blocks of
-    `block_width` positions when there are at most `block_max_channels` input channels (see
-    conv_as_im2col_matmul). Returns False for any other convolution."""
+    `block_width` positions when there are at most `block_max_channels` input channels and the
+    op pads its last spatial axis (see conv_as_im2col_matmul). Returns False for any other convolution."""
     x_perm, k_perm, y_perm = conv_layout(op)
     lhs_t = ir.RankedTensorType(op.operands[0].type)
     nsp = lhs_t.rank - 2
@@ -193,8 +194,12 @@ def convert_stablehlo_convolution(op: ir.Operation, block_width: int = 1,
         x_cl = _transpose(e, x, _channels_last(x_perm))
         y_cl = _channels_last(y_perm)
         y_cl_t = ir.RankedTensorType.get([result_t.shape[a] for a in y_cl], elt)
+        # Only where the op pads its last axis anyway: the blocks' extra columns then enlarge a
+        # pad that is there already. A new pad of an input whose size IREE reads from a shape
+        # tensor (a reflect padding's gather) failed in IREE 3.13 ("failed to resolve
+        # workgroup count hint in terms of workload ordinals").
         blocked = (block_width > 1 and is_dynamic(y_cl_t.shape[nsp])
-                   and k_shape[k_perm[1]] <= block_max_channels)
+                   and k_shape[k_perm[1]] <= block_max_channels and (low[-1] or high[-1]))
         block = block_width if blocked else 1
         # Blocks of the last output axis read up to (block - 1) * stride columns past it.
         extra = [0] * (nsp - 1) + [(block - 1) * strides[-1]]

@@ -49,12 +49,12 @@ func.func @conv2d_static_width_no_blocks(%arg0: tensor<2x3x?x8xf32>, %arg1: tens
 // 1-D over `?` time with dilation 2: blocks of 16 along the time axis, 15 more columns read.
 // CHECK-DAG:   #[[READ1:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1 * 16 + d2 + d3 * 2, d4)>
 // CHECK-LABEL: func @conv1d_blocks
-// CHECK:         stablehlo.pad %{{.*}}, %{{.*}}, low = [0, 0, 0], high = [0, 15, 0]
+// CHECK:         stablehlo.pad %{{.*}}, %{{.*}}, low = [0, 2, 0], high = [0, 17, 0]
 // CHECK:         linalg.generic {indexing_maps = [#[[READ1]], {{.*}}]
 // CHECK-SAME:      outs(%{{.*}} : tensor<2x?x16x3x3xf32>)
 // CHECK:         tensor.extract_slice %{{.*}}[0, 0, 0] [2, %{{.*}}, 4] [1, 1, 1] : tensor<2x?x4xf32> to tensor<2x?x4xf32>
 func.func @conv1d_blocks(%arg0: tensor<2x3x?xf32>, %arg1: tensor<4x3x3xf32>) -> tensor<2x4x?xf32> {
-  %0 = stablehlo.convolution(%arg0, %arg1) dim_numbers = [b, f, 0]x[o, i, 0]->[b, f, 0], window = {stride = [1], pad = [[0, 0]], rhs_dilate = [2]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<2x3x?xf32>, tensor<4x3x3xf32>) -> tensor<2x4x?xf32>
+  %0 = stablehlo.convolution(%arg0, %arg1) dim_numbers = [b, f, 0]x[o, i, 0]->[b, f, 0], window = {stride = [1], pad = [[2, 2]], rhs_dilate = [2]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<2x3x?xf32>, tensor<4x3x3xf32>) -> tensor<2x4x?xf32>
   return %0 : tensor<2x4x?xf32>
 }
 
@@ -72,4 +72,19 @@ func.func @conv1d_blocks(%arg0: tensor<2x3x?xf32>, %arg1: tensor<4x3x3xf32>) -> 
 func.func @conv2d_many_channels_no_blocks(%arg0: tensor<?x64x?x?xf32>, %arg1: tensor<64x64x3x3xf32>) -> tensor<?x64x?x?xf32> {
   %0 = stablehlo.convolution(%arg0, %arg1) dim_numbers = [b, f, 0, 1]x[o, i, 0, 1]->[b, f, 0, 1], window = {stride = [1, 1], pad = [[1, 1], [1, 1]], rhs_dilate = [1, 1]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<?x64x?x?xf32>, tensor<64x64x3x3xf32>) -> tensor<?x64x?x?xf32>
   return %0 : tensor<?x64x?x?xf32>
+}
+
+// -----
+
+// A convolution without padding on its last axis (torch's padding_mode="reflect" pads before it,
+// through a gather) gets no blocks: they would add a pad op, which IREE 3.13 failed to compile
+// after such a gather.
+// CHECK-LABEL: func @conv2d_unpadded_no_blocks
+// CHECK-NOT:     stablehlo.pad
+// CHECK:         linalg.generic
+// CHECK-SAME:      outs(%{{.*}} : tensor<?x?x?x3x3x3xf32>)
+// CHECK-NOT:     tensor.extract_slice
+func.func @conv2d_unpadded_no_blocks(%arg0: tensor<?x3x?x?xf32>, %arg1: tensor<4x3x3x3xf32>) -> tensor<?x4x?x?xf32> {
+  %0 = stablehlo.convolution(%arg0, %arg1) dim_numbers = [b, f, 0, 1]x[o, i, 0, 1]->[b, f, 0, 1], window = {stride = [1, 1], pad = [[0, 0], [0, 0]], rhs_dilate = [1, 1]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<?x3x?x?xf32>, tensor<4x3x3x3xf32>) -> tensor<?x4x?x?xf32>
+  return %0 : tensor<?x4x?x?xf32>
 }
