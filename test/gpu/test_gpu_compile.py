@@ -6,6 +6,8 @@ from __future__ import annotations
 import re
 
 import pytest
+import torch
+from torch.export import Dim
 
 import iree.compiler as ic
 
@@ -14,6 +16,7 @@ from symhlo.backend.compiler import compile_to_vmfb
 from symhlo.backend.targets import _CUDA_SM80_DEVICE, target_flags, vmfb_signature, vmfb_targets
 
 from gpu_harness import SUITE, exported, main_signature, vmfb_signature_types
+from test_vulkan_models import ControlFlow
 
 BUILDS = [("cuda", "sm_80"), ("cuda", "sm_90"), ("rocm", "gfx942")]
 
@@ -53,3 +56,15 @@ def test_default_arches():
     assert target_flags("rocm")[-1] == "--iree-rocm-target=gfx942"
     assert target_flags("vulkan") == ["--iree-hal-target-device=vulkan"]
     assert target_flags("vulkan", "rdna3")[-1] == "--iree-vulkan-target=rdna3"
+
+
+def test_control_flow_builds_for_cuda_and_rocm():
+    """stablehlo.while / stablehlo.if over `?` dims (test_vulkan_models.ControlFlow) compile for
+    CUDA and ROCm with their dynamic dims kept (not run here: no GPU)."""
+    prog = symhlo.export(ControlFlow(), (torch.randn(6, 4),), dynamic_shapes=({0: Dim("b", max=64)},))
+    assert "stablehlo.while" in prog.text and '"stablehlo.if"' in prog.text
+    args_t, results_t = main_signature(prog.text)
+    for target, arch in (("cuda", "sm_80"), ("rocm", "gfx942")):
+        vmfb = compile_to_vmfb(prog.text, target, arch)
+        assert vmfb_targets(vmfb) == [target]
+        assert vmfb_signature_types(vmfb_signature(vmfb)) == (args_t, results_t)
