@@ -71,11 +71,14 @@ def nonzero(mask):
     flat = _compact(mask.reshape(-1) != 0)
     if mask.dim() == 1:
         return flat.unsqueeze(1)
-    coords, stride = [], 1
-    for size in reversed(mask.shape):
-        coords.append(torch.remainder(torch.div(flat, stride, rounding_mode="floor"), size)
-                      if stride != 1 else torch.remainder(flat, size))
-        stride = stride * size
+    # Positions are >= 0, so truncating integer division is floor division (torch's floor
+    # `//` and `%` on int64 went through f64, which IREE demotes to f32: inexact past 2**24).
+    q, coords = flat, []
+    for size in reversed(mask.shape[1:]):
+        nxt = torch.div(q, size, rounding_mode="trunc")
+        coords.append(q - nxt * size)
+        q = nxt
+    coords.append(q)
     return torch.stack(coords[::-1], 1)
 
 
