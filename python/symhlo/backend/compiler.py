@@ -61,10 +61,11 @@ def prepare_for_iree(stablehlo_text: str, *, call_checks: bool = True, demote_f6
     return str(module)
 
 
-def _boundary_has_f64(stablehlo_text: str) -> bool:
-    """Whether a public function of the module takes or returns a float64 tensor."""
+def _boundary_element_types(stablehlo_text: str) -> set[str]:
+    """The element types ("f64", "i1", ...) of the tensors public functions take or return."""
     from torch_mlir import ir
     ctx = new_context()
+    found = set()
     with ctx:
         module = ir.Module.parse(stablehlo_text, ctx)
         for op in module.body.operations:
@@ -75,9 +76,14 @@ def _boundary_has_f64(stablehlo_text: str) -> bool:
                 continue
             fn_t = ir.FunctionType(ir.TypeAttr(op.attributes["function_type"]).value)
             for t in list(fn_t.inputs) + list(fn_t.results):
-                if isinstance(t, ir.ShapedType) and isinstance(t.element_type, ir.F64Type):
-                    return True
-    return False
+                if isinstance(t, ir.ShapedType):
+                    found.add(str(ir.ShapedType(t).element_type))
+    return found
+
+
+def _boundary_has_f64(stablehlo_text: str) -> bool:
+    """Whether a public function of the module takes or returns a float64 tensor."""
+    return "f64" in _boundary_element_types(stablehlo_text)
 
 
 def _iree_compile(iree_input: str, target: str, flags: list[str]) -> bytes:
@@ -125,7 +131,8 @@ def compile_to_vmfb(stablehlo_text: str, target: str = "cpu", target_arch: str |
         # The user overrides either way with this same flag.
         demote = not _boundary_has_f64(stablehlo_text)
         flags.append(f"--iree-input-demote-f64-to-f32={'true' if demote else 'false'}")
-    check_program(stablehlo_text, target, target_arch)
+    check_program(stablehlo_text, target, target_arch,
+                  boundary=_boundary_element_types(stablehlo_text) if target == "vulkan" else ())
     demoted = [f for f in flags if f.startswith("--iree-input-demote-f64-to-f32")][-1]
     with timer.stage(Stage.IREE_INPUT):
         iree_input = prepare_for_iree(stablehlo_text, demote_f64=not demoted.endswith(("=false", "=0")))
