@@ -167,7 +167,7 @@ def test_iree_input_lowers_dynamic_windows_to_linalg():
     prog = symhlo.export(model, (randn(2, 3, 12, 10),), dynamic_shapes=_dims_2d(4))
     pure = op_names(prog.text)
     assert "stablehlo.convolution" in pure and "stablehlo.reduce_window" in pure
-    iree = op_names(prepare_for_iree(prog.text))
+    iree = op_names(prepare_for_iree(prog.text, call_checks=False))
     assert "linalg.generic" in iree and "stablehlo.dot_general" in iree
     assert "linalg.pooling_nchw_max" in iree
     assert "stablehlo.convolution" not in iree and "stablehlo.reduce_window" not in iree
