@@ -454,7 +454,24 @@ class PrepareForIree(Pass):
             # drops the hints).
             for f in funcs:
                 apply_patterns(f, {"stablehlo.dynamic_broadcast_in_dim":
-                                   convert_stablehlo_chained_dynamic_broadcast})
+                                   convert_stablehlo_chained_dynamic_broadcast,
+                                   "stablehlo.add": convert_stablehlo_add_of_bools})
+
+
+def convert_stablehlo_add_of_bools(op: ir.Operation) -> bool:
+    """stablehlo.add of i1 tensors (StableHLO: logical or; torch's bool + bool) -> stablehlo.or.
+
+      %r = stablehlo.add %a, %b : tensor<?x5xi1>  ==>  %r = stablehlo.or %a, %b : tensor<?x5xi1>
+
+    IREE 3.13 lowers an i1 add to arith.addi, which wraps: True + True came back False.
+    """
+    t = op.results[0].type
+    if not isinstance(t, ir.ShapedType) or str(ir.ShapedType(t).element_type) != "i1":
+        return False
+    new = OpBuilder(op).value("stablehlo.or", [t], list(op.operands))
+    op.results[0].replace_all_uses_with(new)
+    op.erase()
+    return True
 
 
 def convert_stablehlo_chained_dynamic_broadcast(op: ir.Operation) -> bool:

@@ -1,0 +1,54 @@
+"""Bool (i1) tensors on CPU through IREE vs eager: arithmetic on bools, masks multiplied into
+floats, bool reductions and outputs, each module compiled once and called at 3 sizes."""
+
+from __future__ import annotations
+
+import torch
+from torch.export import Dim
+
+import symhlo
+
+SIZES = (2, 7, 33)
+
+
+def _args(n, seed):
+    g = torch.Generator().manual_seed(seed)
+    return (torch.rand(n, 5, generator=g) > 0.5, torch.rand(n, 5, generator=g) > 0.5,
+            torch.randn(n, 5, generator=g))
+
+
+class BoolArith(torch.nn.Module):
+    """bool + bool is a logical or in torch and StableHLO; IREE 3.13 added i1 with wrap-around
+    (True + True came back False, silently)."""
+
+    def forward(self, m, k, x):
+        return m + m, m + k, (m + k).sum(0), m * k, x * (m + k), m.any(-1), k.all(0), ~m | k
+
+
+def test_bool_arithmetic_matches_eager():
+    m = BoolArith()
+    b = Dim("b", min=2, max=4096)
+    cm = symhlo.compile(m, _args(8, 0), dynamic_shapes=({0: b},) * 3)
+    for n in SIZES:
+        args = _args(n, n)
+        got, ref = cm(*args), m(*args)
+        for i, (g, r) in enumerate(zip(got, ref)):
+            assert g.dtype == r.dtype and torch.equal(g, r), (n, i)
+
+
+class MaskSlice(torch.nn.Module):
+    """A float times a `?`-length slice of a bool mask (promoted to float)."""
+
+    def forward(self, x, mask):
+        return x * mask[: x.shape[0]], x.unsqueeze(-1) * mask[: x.shape[0]]
+
+
+def test_float_times_bool_mask_slice():
+    m = MaskSlice()
+    cm = symhlo.compile(m, (torch.randn(5), torch.rand(10) > 0.5),
+                        dynamic_shapes=({0: Dim("m", min=1, max=64)}, {0: Dim("n", min=2, max=4096)}))
+    for k, n in ((1, 3), (4, 10), (9, 20)):
+        x = torch.randn(k)
+        mask = torch.rand(n, generator=torch.Generator().manual_seed(n)) > 0.5
+        for g, r in zip(cm(x, mask), m(x, mask)):
+            assert torch.equal(g, r), (k, n)
