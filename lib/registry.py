@@ -112,6 +112,8 @@ _PASSES: dict[str, str] = {
     "symhlo-lower-torch-scatter-reduce": "lower_torch_scatter_reduce:LowerTorchScatterReduce",
     "symhlo-prepare-in-place-ops-for-iree": "prepare_in_place_ops_for_iree:PrepareInPlaceOpsForIree",
     "symhlo-float-compare-scalars": "float_compare_scalars:FloatCompareScalars",
+    "symhlo-correct-unsigned-reduction-inits":
+        "correct_unsigned_reduction_inits:CorrectUnsignedReductionInits",
     "symhlo-insert-call-checks-for-iree": "insert_call_checks_for_iree:InsertCallChecksForIree",
 }
 
@@ -136,6 +138,7 @@ _PIPELINES: dict[str, tuple[str, list[str]]] = {
          "symhlo-lower-data-dependent-slices",
          "symhlo-lower-torch-scatter-reduce",
          "torch-backend-to-stablehlo-backend-pipeline",
+         "symhlo-correct-unsigned-reduction-inits",
          "symhlo-shape-to-stablehlo",
          "symhlo-fold-float-size-arithmetic",
          "symhlo-fold-size-ranges",

@@ -52,3 +52,23 @@ def test_float_times_bool_mask_slice():
         mask = torch.rand(n, generator=torch.Generator().manual_seed(n)) > 0.5
         for g, r in zip(cm(x, mask), m(x, mask)):
             assert torch.equal(g, r), (k, n)
+
+
+class Uint8Extremes(torch.nn.Module):
+    """max/min over uint8 (values both sides of 128) inside a module with int64 in and out:
+    torch-mlir started the reductions from int8's extremes, 128 and 127 (amax of 0..6 was 128)."""
+
+    def forward(self, x):
+        u = x.to(torch.uint8)
+        return (u.amax(0).long(), u.max(-1).values.long(), u.amin(0).long(),
+                (u % 7).amax(0).long(), (u // 2 + 128).amin(-1).long())
+
+
+def test_uint8_max_min_match_eager():
+    m = Uint8Extremes()
+    cm = symhlo.compile(m, (torch.arange(40).reshape(8, 5),),
+                        dynamic_shapes=({0: Dim("b", min=2, max=4096)},))
+    for n in SIZES:
+        x = torch.randint(0, 256, (n, 5), generator=torch.Generator().manual_seed(n))
+        for i, (g, r) in enumerate(zip(cm(x), m(x))):
+            assert torch.equal(g, r), (n, i)
