@@ -195,6 +195,21 @@ def _demoted(t: ir.Type, demote_f64: bool) -> ir.Type:
     return t
 
 
+def _signless(t: ir.Type) -> ir.Type:
+    """`t` with unsigned integer elements as signless ones of the same width. IREE 3.13 cannot
+    legalize a hal.tensor.import/export of a `ui8` tensor ('failed to legalize operation'): the
+    entry imports `i8` (the encoding, the buffer view's element type, stays `ui8`) and
+    bitcast_converts it to `ui8`, and back before the export:
+
+      %x = hal.tensor.import %v : !hal.buffer_view -> tensor<?xi8> as tensor<?xui8>
+      %u = stablehlo.bitcast_convert %x : (tensor<?xi8>) -> tensor<?xui8>
+    """
+    if isinstance(t, ir.RankedTensorType) and isinstance(t.element_type, ir.IntegerType) \
+            and ir.IntegerType(t.element_type).is_unsigned:
+        return ir.RankedTensorType.get(t.shape, ir.IntegerType.get_signless(ir.IntegerType(t.element_type).width))
+    return t
+
+
 def _declaration(ftype: ir.FunctionType, demote_f64: bool) -> str:
     ins = ", ".join(f"%input{k}: {_demoted(t, demote_f64)}" for k, t in enumerate(ftype.inputs))
     outs = ", ".join(f"%output{k}: {_demoted(t, demote_f64)}" for k, t in enumerate(ftype.results))
@@ -344,10 +359,13 @@ class InsertCallChecksForIree(Pass):
                 expected.append(v)
             message = f"symhlo contract: {arg_name[k]} {t}" + (f" ({'; '.join(rules)})" if rules else "") + ";"
             import_types.append(ir.RankedTensorType(_demoted(t, self.demote_f64)))
-            tensors.append(b.value("hal.tensor.import", [t], [block.arguments[k], *expected], {
+            imported = b.value("hal.tensor.import", [_signless(t)], [block.arguments[k], *expected], {
                 "name": ir.StringAttr.get(message),
                 "target_encoding": ir.TypeAttr.get(_demoted(t, self.demote_f64)),
-                "operandSegmentSizes": ir.DenseI32ArrayAttr.get([1, len(expected), 0, 0])}))
+                "operandSegmentSizes": ir.DenseI32ArrayAttr.get([1, len(expected), 0, 0])})
+            if _signless(t) != t:
+                imported = b.value("stablehlo.bitcast_convert", [t], [imported])
+            tensors.append(imported)
         for text in relations:
             try:
                 node = _parse(text)
@@ -384,6 +402,8 @@ class InsertCallChecksForIree(Pass):
         outs = []
         for k, r in enumerate(call.results):
             t = ir.RankedTensorType(r.type)
+            if _signless(t) != t:
+                r = b.value("stablehlo.bitcast_convert", [_signless(t)], [r])
             sizes = [b.index_op("tensor.dim", r, b.const_index(a))
                      for a, s in enumerate(t.shape) if ir.ShapedType.is_dynamic_size(s)]
             outs.append(b.value("hal.tensor.export", [view], [r, *sizes], {

@@ -72,3 +72,21 @@ def test_uint8_max_min_match_eager():
         x = torch.randint(0, 256, (n, 5), generator=torch.Generator().manual_seed(n))
         for i, (g, r) in enumerate(zip(cm(x), m(x))):
             assert torch.equal(g, r), (n, i)
+
+
+class Uint8Boundary(torch.nn.Module):
+    """uint8 in and out of the module (IREE 3.13 could not legalize a ui8 hal.tensor.import):
+    an image-style uint8 input read as float, uint8 reductions returned."""
+
+    def forward(self, u):
+        return u.amax(0), u.amin(-1), u.float() / 255, u.to(torch.int32) * 2
+
+
+def test_uint8_inputs_and_outputs():
+    m = Uint8Boundary()
+    cm = symhlo.compile(m, (torch.arange(40, dtype=torch.uint8).reshape(8, 5),),
+                        dynamic_shapes=({0: Dim("b", min=2, max=4096)},))
+    for n in SIZES:
+        u = torch.randint(0, 256, (n, 5), generator=torch.Generator().manual_seed(n)).to(torch.uint8)
+        for i, (g, r) in enumerate(zip(cm(u), m(u))):
+            assert g.dtype == r.dtype and torch.equal(g, r), (n, i)
