@@ -91,6 +91,13 @@ ROWS: tuple[Row, ...] = (
     Row("op", "cumsum along unbounded axes",
         "cumsum along each of three unbounded `?` axes, cumulative_trapezoid",
         ("test_shapes_views.py::test_cumsum_along_unbounded_axes",)),
+    Row("op", "bool and uint8 arithmetic",
+        "bool + bool (logical or), bool * float masks and `x * mask[:m]`, any / all, bool "
+        "outputs; uint8 inputs and outputs, uint8 amax / amin on both sides of 128",
+        ("test_bools.py::test_bool_arithmetic_matches_eager",
+         "test_bools.py::test_float_times_bool_mask_slice",
+         "test_bools.py::test_uint8_inputs_and_outputs",
+         "test_bools.py::test_uint8_max_min_match_eager")),
     Row("op", "comparisons of constants",
         "constant float tensors compared with int scalars (`full((), 2.0) == 2`), which "
         "torch-mlir folded wrongly",
