@@ -175,7 +175,8 @@ def _shapes(args) -> list[tuple[int, ...]]:
 def check_model(name: str, model: torch.nn.Module, example_args: Sequence[Any], dynamic_shapes,
                 sizes: Sequence[Sequence[Any]], *, rtol: float = 1e-4, atol: float = 1e-4,
                 expect_symbolic_outputs: bool = True, equal_nan: bool = False,
-                compiled: list | None = None) -> Report:
+                compiled: list | None = None,
+                tie_picks: dict[int, tuple[int, int, bool]] | None = None) -> Report:
     """Compile `model` once, run it at every args tuple in `sizes`, compare each with eager.
 
     Args:
@@ -189,6 +190,10 @@ def check_model(name: str, model: torch.nn.Module, example_args: Sequence[Any], 
       equal_nan: NaN where eager has NaN counts as equal (functions eager defines as NaN, ops
         whose NaN rules are tested).
       compiled: a list; when given, the CompiledModule is appended to it (to reuse it).
+      tie_picks: {flat output index: (input position, dim, keepdim)} for index outputs whose pick
+        among equal elements eager leaves unspecified (topk, kthvalue, sort without stable=True).
+        Only the size fuzzer uses it (its tiled inputs repeat values): there such an output may
+        name other elements than eager's if they hold equal values. `sizes` compare exactly.
     Returns:
       the Report (also printed at the end of the session).
     """
@@ -231,7 +236,7 @@ def check_model(name: str, model: torch.nn.Module, example_args: Sequence[Any], 
     # The same compiled module at sizes nobody picked (test/fuzz/size_fuzz.py; SYMHLO_FUZZ).
     size_fuzz.fuzz_model(size_fuzz.Target(
         name, cm, prog.symbols, model, [(tuple(example_args), {})] + [(tuple(a), {}) for a in sizes],
-        rtol=rtol, atol=atol, equal_nan=equal_nan))
+        rtol=rtol, atol=atol, equal_nan=equal_nan, tie_picks=dict(tie_picks or {})))
     _REPORTS.append(rep)
     path = os.environ.get("SYMHLO_E2E_REPORT")
     if path:

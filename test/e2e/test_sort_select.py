@@ -55,13 +55,21 @@ class SortFamily(torch.nn.Module):
                 torch.kthvalue(y, 1, 0, keepdim=True))
 
 
+# The index outputs above whose pick among equal elements of y is unspecified (sort without
+# stable=True, topk, kthvalue), as {flat output: (input, dim, keepdim)}. The test's own y is
+# tie-free and compared exactly; the size fuzzer tiles y (rows repeat at b=5 from b=4), and there
+# those indices must name equal values, distinct elements. The stable sorts (outputs 1, 3, 4)
+# stay exact at every size.
+SORT_FAMILY_TIE_PICKS = {7: (1, -1, True), 9: (1, -1, True), 11: (1, 0, True),
+                         13: (1, 1, False), 15: (1, 0, True)}
+
 def test_sort_argsort_msort_topk_kthvalue():
     b, n = Dim("b", min=2, max=64), Dim("n", min=3, max=4096)
     sizes = [(2, 5), (5, 20), (3, 33), (4, 1500)]
     check_model("sort family", SortFamily(), (ties(3, 7, 0), distinct(3, 7, 1)),
                 ({0: b, 1: n}, {0: b, 1: n}),
                 [(ties(bb, nn, bb + nn), distinct(bb, nn, bb * nn)) for bb, nn in sizes],
-                rtol=0, atol=0, equal_nan=True)
+                rtol=0, atol=0, equal_nan=True, tie_picks=SORT_FAMILY_TIE_PICKS)
 
 
 class Medians(torch.nn.Module):

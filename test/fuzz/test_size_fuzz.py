@@ -94,3 +94,29 @@ def test_equal_module_passes_and_off_does_nothing(program, monkeypatch):
     assert rec.sizes >= 2 and rec.wrong == rec.crash == 0
     monkeypatch.setenv("SYMHLO_FUZZ", "off")
     assert F.fuzz_model(target(program, Scale())).calls == 0
+
+
+def test_tie_picks_accept_another_equal_element_only():
+    """The sort family's failing size (b=5, n=3): y tiled from 4 rows repeats row 0 as row 4, so
+    topk(y, 2, 0, largest=False) ties in column 1 (231 at rows 0 and 4) and eager's order of the
+    two is unspecified. Another pick of equal values passes; an unequal value, an element named
+    twice, or any change without tie_picks fails."""
+    nan = float("nan")
+    y = torch.tensor([[nan, 231., -911.], [-660., nan, -2944.], [-96., 2343., nan],
+                      [1753., 2960., -2267.], [nan, 231., -911.]])
+    values, eager = torch.topk(y, 2, 0, largest=False)
+    ours = eager.clone()
+    ours[:, 1] = eager[:, 1].flip(0)                     # rows 0 and 4: both hold 231
+    assert set(ours[:, 1].tolist()) == {0, 4}
+    picks = {1: (y, 0, True)}
+    F.compare((values, ours), (values, eager), 0, 0, True, picks)
+    with pytest.raises(F.Mismatch, match="output 1"):
+        F.compare((values, ours), (values, eager), 0, 0, True)
+    other = eager.clone()
+    other[0, 1] = 2                                      # 2343, not 231
+    with pytest.raises(F.Mismatch, match="output 1"):
+        F.compare((values, other), (values, eager), 0, 0, True, picks)
+    twice = eager.clone()
+    twice[:, 1] = 0                                      # row 0 named twice
+    with pytest.raises(F.Mismatch, match="output 1"):
+        F.compare((values, twice), (values, eager), 0, 0, True, picks)
