@@ -53,11 +53,18 @@ _FLOATS = (ir.F16Type, ir.BF16Type, ir.F32Type, ir.F64Type)
 
 
 def _splat_constant(v: ir.Value) -> float | None:
-    """The value of `v` when it is a splat constant seen through broadcasts, reshapes and
-    converts (None otherwise)."""
+    """The value of `v` when it is a splat constant seen through broadcasts, reshapes (static or
+    dynamic), converts and negations (None otherwise). torch's pow(q, -x) of a full_like x
+    (polygamma's zeta(n + 1, x)) arrives as negate(dynamic_reshape(dynamic_broadcast(c))): left to
+    the |x|-power form, the thirty powers of polygamma(2, 3, 4) fused into a dispatch needing 68
+    push constants, past IREE's local-task limit of 64, and the module did not load."""
+    sign = 1.0
     op = defining_op(v)
     while op is not None and op.name in ("stablehlo.broadcast_in_dim", "stablehlo.reshape",
-                                         "stablehlo.convert", "stablehlo.dynamic_broadcast_in_dim"):
+                                         "stablehlo.convert", "stablehlo.dynamic_broadcast_in_dim",
+                                         "stablehlo.dynamic_reshape", "stablehlo.negate"):
+        if op.name == "stablehlo.negate":
+            sign = -sign
         op = defining_op(op.operands[0])
     if op is None or op.name != "stablehlo.constant":
         return None
@@ -66,10 +73,11 @@ def _splat_constant(v: ir.Value) -> float | None:
         return None
     value = attr.get_splat_value()
     if isinstance(value, ir.FloatAttr):
-        return float(value.value)
+        return sign * float(value.value)
     if isinstance(value, ir.IntegerAttr):
-        return float(value.value)
+        return sign * float(value.value)
     return None
+
 
 
 def _splat_like(e: OpBuilder, value: float, like: ir.Value) -> ir.Value:

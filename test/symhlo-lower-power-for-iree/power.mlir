@@ -41,6 +41,27 @@ func.func @negative_constant_exponent(%arg0: tensor<?xf32>) -> tensor<?xf32> {
 
 // -----
 
+// torch's pow(q, -x) of a full_like x (polygamma's zeta(n + 1, q)): the exponent is a negated
+// dynamic reshape of a broadcast constant, still seen as the constant -3 (as the |x|-power form
+// the thirty powers of polygamma(2, 3, 4) needed 68 dispatch push constants, past IREE's 64).
+// CHECK-LABEL: func @negated_reshaped_constant_exponent
+// CHECK-NOT:     stablehlo.power
+// CHECK:         %[[X2:.*]] = stablehlo.multiply %arg0, %arg0 : tensor<3x?xf32>
+// CHECK:         %[[X3:.*]] = stablehlo.multiply %arg0, %[[X2]] : tensor<3x?xf32>
+// CHECK:         %[[R:.*]] = stablehlo.divide %{{.*}}, %[[X3]] : tensor<3x?xf32>
+// CHECK:         return %[[R]]
+func.func @negated_reshaped_constant_exponent(%arg0: tensor<3x?xf32>, %s1: tensor<1xi64>, %s2: tensor<2xi64>, %s3: tensor<2xi64>) -> tensor<3x?xf32> {
+  %c = stablehlo.constant dense<3.0> : tensor<f32>
+  %0 = stablehlo.dynamic_broadcast_in_dim %c, %s1, dims = [] : (tensor<f32>, tensor<1xi64>) -> tensor<?xf32>
+  %1 = stablehlo.dynamic_reshape %0, %s2 : (tensor<?xf32>, tensor<2xi64>) -> tensor<1x?xf32>
+  %2 = stablehlo.negate %1 : tensor<1x?xf32>
+  %3 = stablehlo.dynamic_broadcast_in_dim %2, %s3, dims = [0, 1] : (tensor<1x?xf32>, tensor<2xi64>) -> tensor<3x?xf32>
+  %4 = stablehlo.power %arg0, %3 : tensor<3x?xf32>
+  return %4 : tensor<3x?xf32>
+}
+
+// -----
+
 // A constant non-integral exponent takes the |x| form too: IREE made pow(-inf, 2.5) NaN (eager:
 // inf); a finite negative base still gives NaN.
 // CHECK-LABEL: func @fractional_constant_exponent
