@@ -39,6 +39,20 @@ def test_cholesky_with_dynamic_batch_and_size():
     check_model("linalg.cholesky", Cholesky(), (spd(4, 6),), spec, sizes, rtol=1e-4, atol=1e-4)
 
 
+class CholeskyOfProduct(torch.nn.Module):
+    def forward(self, a):
+        return torch.linalg.cholesky(a @ a.mT + torch.eye(a.shape[-1]))
+
+
+def test_cholesky_of_a_computed_matrix():
+    """The factored matrix is computed in the program (not an input): retracing the loop binds
+    `n` to a carried tensor's stride, which the importer folds into a size product."""
+    spec = ({0: Dim("b", min=1, max=64), 1: Dim("n", min=2, max=64), 2: Dim("n", min=2, max=64)},)
+    sizes = [(torch.randn(k, n, n),) for k, n in ((1, 2), (3, 5), (9, 17))]
+    check_model("linalg.cholesky(a @ a.mT + eye)", CholeskyOfProduct(), (torch.randn(4, 6, 6),),
+                spec, sizes, rtol=1e-4, atol=1e-4)
+
+
 def test_factorization_is_a_loop_over_the_dynamic_size():
     spec = ({0: Dim("b", min=1, max=64), 1: Dim("n", min=2, max=64), 2: Dim("n", min=2, max=64)},)
     text = symhlo.export(Cholesky(), (spd(4, 6),), dynamic_shapes=spec).text

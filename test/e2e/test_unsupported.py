@@ -49,17 +49,17 @@ class Effects(torch.nn.Module):
         self.which = which
 
     def forward(self, a, q=None):
-        if self.which == "cholesky":
-            return torch.linalg.cholesky(a @ a.mT + torch.eye(a.shape[-1]))
+        if self.which == "ldl_factor":
+            return torch.linalg.ldl_factor(a @ a.mT + torch.eye(a.shape[-1]))[0]
         if self.which == "complex128":
             return a.to(torch.complex128)
         return torch.nn.functional.scaled_dot_product_attention(q, q, q)
 
 
 @pytest.mark.parametrize("which, message", [
-    ("cholesky", r"unsupported op 'aten\._linalg_check_errors\.default' .* at "
-                 r".*test_unsupported\.py:\d+ in forward: a side effect \(the error check of "
-                 r"linalg\.cholesky"),
+    ("ldl_factor", r"unsupported op 'aten\._linalg_check_errors\.default' .* at "
+                   r".*test_unsupported\.py:\d+ in forward: a side effect \(the error check of "
+                   r"torch\.linalg\.ldl_factor: its \*_ex variant"),
     ("complex128", r"unsupported op 'aten\.to\.dtype' .* at .*test_unsupported\.py:\d+ in "
                    r"forward: it makes a complex128 tensor"),
     ("sdpa_dynamic_head", r"unsupported op 'sym_float' .* at .*test_unsupported\.py:\d+ in "

@@ -198,6 +198,7 @@ def import_exported_program(ep: torch.export.ExportedProgram, *, func_name: str 
                                                 **decompositions.symhlo_decompositions()},
                                                complex_decompositions()))
     _drop_storage_offset_asserts(ep)
+    _fold_strides_into_sizes(ep.graph_module)
     equalities = reject_decomposition_guards(ep, snapshot, names)
     # What decomposing introduced (sdpa's scale 1 / sqrt(sym_float(E)) over a `?` head size):
     # refused naming the op here, not as the FX importer's NotImplementedError.
@@ -282,6 +283,75 @@ def _drop_storage_offset_asserts(ep) -> None:
         for n in dead + [node]:
             graph.erase_node(n)
     graph.lint()
+
+
+def _fold_strides_into_sizes(gm) -> None:
+    """Rewrites each `aten.sym_stride.int(t, d)` (in the program and in its loop / branch
+    graphs) as the product of the sizes of the axes laid out inside axis d, which is what the
+    stride of t's fake tensor is:
+
+        s = aten.sym_stride.int(t, 1)              t: f32[b, n, n], strides (n*n, n, 1)
+      ==>
+        s = aten.sym_size.int(t, 2)                (the product over the inner axes; 1 if none)
+
+    Retracing a while_loop's graphs binds a size symbol (`n`) to whichever carried tensor's
+    size or stride first holds it, so a decomposition's `a.shape[-1]` can come back as a
+    stride, which torch-mlir has no lowering for (`torch.aten.stride.int`). symhlo's IR is
+    value-semantic: a stride is only layout bookkeeping, and its value is the size product
+    above. A stride that is not such a product (an expanded axis' 0, overlapping or padded
+    layouts) is left, and refused by name."""
+    import operator
+
+    for sub in gm.children():
+        if isinstance(sub, torch.fx.GraphModule):
+            _fold_strides_into_sizes(sub)
+    graph = gm.graph
+    changed = False
+    for node in list(graph.nodes):
+        if node.op != "call_function" or node.target is not torch.ops.aten.sym_stride.int:
+            continue
+        t, d = node.args
+        fake = t.meta.get("val") if isinstance(t, torch.fx.Node) else None
+        if not isinstance(fake, torch.Tensor) or not isinstance(d, int):
+            continue
+        sizes, strides = fake.shape, fake.stride()
+        d = d % fake.dim()
+        inner = sorted((k for k in range(fake.dim()) if k != d and _known(strides[k] < strides[d])),
+                       key=lambda k: -k)
+        product = 1
+        for k in inner:
+            product = product * sizes[k]
+        if not _known(product == strides[d]):
+            continue
+        with graph.inserting_before(node):
+            value = None
+            for k in inner:
+                size = graph.call_function(torch.ops.aten.sym_size.int, (t, k))
+                size.meta["val"] = sizes[k]
+                if value is None:
+                    value = size
+                else:
+                    prev = value
+                    value = graph.call_function(operator.mul, (prev, size))
+                    value.meta["val"] = prev.meta["val"] * sizes[k]
+        if value is None:
+            value = 1
+        for user in list(node.users):
+            user.args = torch.fx.node.map_arg(user.args, lambda a: value if a is node else a)
+            user.kwargs = torch.fx.node.map_arg(user.kwargs, lambda a: value if a is node else a)
+        graph.erase_node(node)
+        changed = True
+    if changed:
+        graph.lint()
+        gm.recompile()
+
+
+def _known(cond) -> bool:
+    """A size comparison that holds for every size (a SymBool decided without a guard)."""
+    if isinstance(cond, bool):
+        return cond
+    from torch.fx.experimental.symbolic_shapes import statically_known_true
+    return statically_known_true(cond)
 
 
 def _fill_loop_placeholder_vals(gm) -> None:

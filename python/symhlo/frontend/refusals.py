@@ -112,7 +112,7 @@ def reject_unsupported_dtypes(ep) -> None:
 
 def reject_side_effects(ep) -> None:
     """Raises UnsupportedOpError for an op torch.export threads through a side effect
-    (`with_effects`: `torch.linalg.cholesky`'s error check `aten._linalg_check_errors`, prints,
+    (`with_effects`: `torch.linalg.ldl_factor`'s error check `aten._linalg_check_errors`, prints,
     custom ops registered as effectful), naming it and its source line. torch-mlir's FX importer
     has no `with_effects` ("Higher-order operation 'with_effects' not implemented"), and a
     StableHLO program has no side effects to carry them."""
