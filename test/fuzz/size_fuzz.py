@@ -28,6 +28,7 @@ mixes, SYMHLO_FUZZ_REPORT=path.jsonl appends one record per model.
 
 from __future__ import annotations
 
+import copy
 import json
 import os
 import random
@@ -285,8 +286,52 @@ def _run(target: Target, template: CallTemplate, env: dict[str, int], rec: Recor
         raise Mismatch("crash", f"{type(e).__name__}: {str(e).strip().splitlines()[0][:200] if str(e).strip() else ''}") from None
     tensors = _bound(target, args, kwargs)
     picks = {k: (tensors[i], dim, keepdim) for k, (i, dim, keepdim) in target.tie_picks.items()}
-    compare(got, expected, target.rtol, target.atol, target.equal_nan, picks)
+    try:
+        compare(got, expected, target.rtol, target.atol, target.equal_nan, picks)
+    except Mismatch as m:
+        if not as_accurate_as_eager(target.eager, args, kwargs, got, expected, target.rtol, target.atol):
+            raise m from None
     return None
+
+
+def _double(x):
+    return x.double() if isinstance(x, torch.Tensor) and x.dtype == torch.float32 else x
+
+
+def as_accurate_as_eager(eager, args, kwargs, got, expected, rtol: float, atol: float) -> bool:
+    """A float mismatch at a size the test never picked may be float32 rounding that grows with a
+    reduction's length (a 253-long dot product), not a wrong answer. It passes only when eager can
+    be rerun in float64 (a module copied with .double(), float32 inputs widened) and, for every
+    float32 output, the compiled result is as close to that float64 truth as eager's own float32
+    result is (twice eager's error, plus the test's tolerance); every other output must be equal
+    to eager's as `compare` requires. When eager cannot run in float64 the mismatch stands."""
+    if not isinstance(eager, torch.nn.Module):
+        return False
+    try:
+        model64 = copy.deepcopy(eager).double()
+        with torch.no_grad():
+            ref = model64(*pytree.tree_map(_double, tuple(args)), **pytree.tree_map(_double, dict(kwargs)))
+    except Exception:
+        return False
+    g_flat, e_flat, r_flat = _flat(got), _flat(expected), _flat(ref)
+    if not len(g_flat) == len(e_flat) == len(r_flat):
+        return False
+    for g, e, r in zip(g_flat, e_flat, r_flat):
+        if e.dtype != torch.float32:
+            if not torch.equal(g, e):
+                return False
+            continue
+        if r.shape != e.shape or g.shape != e.shape or g.dtype != e.dtype:
+            return False
+        r = r.double()
+        finite = torch.isfinite(r)
+        if not torch.equal(finite, torch.isfinite(g.double())):
+            return False
+        err_g = (g.double() - r).abs()[finite]
+        allowed = 2 * (e.double() - r).abs()[finite] + atol + rtol * r.abs()[finite]
+        if bool((err_g > allowed).any()):
+            return False
+    return True
 
 
 def shrink(target: Target, template: CallTemplate, env: dict[str, int], kind: str,

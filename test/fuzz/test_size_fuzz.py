@@ -120,3 +120,23 @@ def test_tie_picks_accept_another_equal_element_only():
     twice[:, 1] = 0                                      # row 0 named twice
     with pytest.raises(F.Mismatch, match="output 1"):
         F.compare((values, twice), (values, eager), 0, 0, True, picks)
+
+
+def test_float_rounding_at_a_long_reduction_passes_only_as_accurate_as_eager():
+    """A float32 output off eager's by rounding (a 4096-long dot product) passes when it is as
+    close to eager's float64 result as eager's float32 result is; an error 100x that does not, nor
+    does any difference when eager cannot run in float64 (a plain function)."""
+    torch.manual_seed(0)
+    lin = torch.nn.Linear(4096, 8)
+    x = torch.randn(3, 4096)
+    with torch.no_grad():
+        e = lin(x)
+        truth = lin.double()(x.double())
+    lin.float()
+    eager_err = (e.double() - truth).abs().max().item()
+    assert eager_err > 0
+    near = (truth - (e.double() - truth)).float()      # eager's error, mirrored: as accurate
+    far = e + 100 * max(eager_err, 1e-6)
+    assert F.as_accurate_as_eager(lin, (x,), {}, near, e, rtol=0.0, atol=0.0)
+    assert not F.as_accurate_as_eager(lin, (x,), {}, far, e, rtol=0.0, atol=0.0)
+    assert not F.as_accurate_as_eager(lambda t: lin(t), (x,), {}, near, e, rtol=0.0, atol=0.0)
