@@ -32,6 +32,7 @@ import copy
 import json
 import os
 import random
+import sys
 import time
 from dataclasses import asdict, dataclass, field
 from typing import Any, Callable, Sequence
@@ -41,6 +42,9 @@ import torch
 import torch.utils._pytree as pytree
 
 import symhlo
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "opinfo"))
+from opinfo_harness import same_selection  # noqa: E402  (test/opinfo: one valid-selection check for ties)
 
 TILES = (15, 16, 17, 63, 64, 65)
 PRIMES = (2, 3, 5, 7, 11, 13, 31, 97, 127, 257)
@@ -194,25 +198,6 @@ def _flat(x) -> list[torch.Tensor]:
     return [t for t in pytree.tree_leaves(x) if isinstance(t, torch.Tensor)]
 
 
-def same_selection(got: torch.Tensor, expected: torch.Tensor, x: torch.Tensor, dim: int,
-                   keepdim: bool) -> bool:
-    """Whether index tensors `got` and `expected` pick equal values of `x` along `dim` (another
-    of equal elements, or ties in another order), NaN matching NaN, `got` naming no element twice
-    in one slice. With no ties in `x` this holds only when the indices are equal."""
-    if x.dim() == 0 or got.shape != expected.shape:
-        return False
-    dim = dim % x.dim()
-    if not keepdim:
-        got, expected = got.unsqueeze(dim), expected.unsqueeze(dim)
-    if got.shape[dim] > 1 and bool((torch.sort(got, dim).values.diff(dim=dim) == 0).any()):
-        return False
-    try:
-        vg, ve = torch.take_along_dim(x, got, dim), torch.take_along_dim(x, expected, dim)
-    except (RuntimeError, IndexError):
-        return False
-    return bool(((vg == ve) | (vg.isnan() & ve.isnan())).all())
-
-
 def compare(got, expected, rtol: float, atol: float, equal_nan: bool,
             tie_picks: dict[int, tuple[torch.Tensor, int, bool]] | None = None) -> None:
     """Raises Mismatch unless every output matches eager's. `tie_picks` maps an index output
@@ -229,7 +214,7 @@ def compare(got, expected, rtol: float, atol: float, equal_nan: bool,
             raise Mismatch("wrong", f"output {k}: dtype {g.dtype} != eager {e.dtype}")
         pick = (tie_picks or {}).get(k)
         if pick is not None and e.dtype == torch.int64 and not torch.equal(g, e) \
-                and same_selection(g, e, *pick):
+                and same_selection(g, e, pick):
             continue
         try:
             torch.testing.assert_close(g, e, rtol=rtol, atol=atol, equal_nan=equal_nan)

@@ -235,10 +235,11 @@ def selection(op, sample, inputs) -> tuple | None:
     return inputs[0], dim, keepdim
 
 
-def _same_selection(a: torch.Tensor, e: torch.Tensor, sel) -> bool:
+def same_selection(a: torch.Tensor, e: torch.Tensor, sel) -> bool:
     """Whether index tensors `a` and `e` pick the same values of the input along `dim` (ties
     taken in another order, or another of equal elements), NaN matching NaN, `a` naming no
-    element twice."""
+    element twice. `sel` is (input, dim, keepdim). With no ties this holds only when the
+    indices are equal. Shared with the size fuzzer (test/fuzz/size_fuzz.py)."""
     x, dim, keepdim = sel
     if x.dim() == 0 or a.shape != e.shape:
         return False
@@ -285,7 +286,7 @@ def compare(actual, expected, selection=None) -> str | None:
             except AssertionError as err:
                 return f"output {k}: " + " ".join(str(err).split())[:300]
         elif not torch.equal(a, e):
-            if selection is not None and e.dtype == torch.int64 and _same_selection(a, e, selection):
+            if selection is not None and e.dtype == torch.int64 and same_selection(a, e, selection):
                 continue
             bad = (a != e).sum().item()
             return f"output {k}: {bad} of {e.numel()} {e.dtype} elements differ"
