@@ -167,9 +167,11 @@ ROWS: tuple[Row, ...] = (
          "test_transformer_ops.py::test_matmul_unit_contraction")),
     Row("op", "attention",
         "scaled_dot_product_attention (causal, with a mask; a float (L, S) mask with every axis "
-        "`Dim.AUTO`, k and v sequence sizes checked equal at call time), hand-written attention",
+        "`Dim.AUTO`, k and v sequence sizes checked equal at call time; the default scale over "
+        "a `?` head size), hand-written attention",
         ("test_core_models.py::test_attention_dynamic_batch_seq",
          "test_transformer_ops.py::test_scaled_dot_product_attention",
+         "test_transformer_ops.py::test_attention_default_scale_over_a_dynamic_head_size",
          "test_shapes_views.py::test_attention_mask_over_auto_dims")),
     Row("op", "layer_norm, rms-norm", "over the last axis of (b, s, d)",
         ("test_transformer_ops.py::test_norms_embedding_gather_scatter",)),
@@ -339,10 +341,10 @@ ROWS: tuple[Row, ...] = (
     Row("data-dependent", "ops without a StableHLO lowering (e.g. igamma)",
         "the error names the op and its source location, never a half-converted module",
         ("test_unsupported.py::test_op_without_stablehlo_lowering_is_named_with_location",)),
-    Row("data-dependent", "side effects, complex128 / uint64, sdpa over a `?` head size",
+    Row("data-dependent", "side effects, complex128 / uint64",
         "torch.export's with_effects (linalg.cholesky's error check: the *_ex variants return "
-        "`info`), element types torch-mlir's importer cannot import, float size arithmetic: the "
-        "error names the op and its source line",
+        "`info`), element types torch-mlir's importer cannot import: the error names the op and "
+        "its source line",
         ("test_unsupported.py::test_what_the_importer_cannot_take_is_refused_by_name",)),
     Row("data-dependent", "loops bounded by a data value; float64 special functions",
         "Laguerre/Legendre with a tensor degree, igamma/igammac (their loops have no static "

@@ -180,6 +180,21 @@ def test_scaled_dot_product_attention():
                 [mk(2, 2), mk(3, 13), mk(2, 600)])
 
 
+class DefaultScaleAttention(nn.Module):
+    def forward(self, q, k, v):
+        return F.scaled_dot_product_attention(q, k, v, is_causal=True)
+
+
+def test_attention_default_scale_over_a_dynamic_head_size():
+    """sdpa's default scale 1 / sqrt(E) with the head size E `?` (and the sequence `?`): the
+    scale is computed in the program from E (it was refused as a `sym_float` size)."""
+    s, e = Dim("s", min=2, max=256), Dim("e", min=2, max=128)
+    mk = lambda ss, ee: tuple(randn(2, 3, ss, ee) for _ in range(3))
+    spec = {2: s, 3: e}
+    check_model("sdpa_dynamic_head", DefaultScaleAttention(), mk(5, 8), (spec, spec, spec),
+                [mk(2, 3), mk(7, 16), mk(33, 61)], rtol=1e-5, atol=1e-5)
+
+
 class Norms(nn.Module):
     def __init__(self):
         super().__init__()

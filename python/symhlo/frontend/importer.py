@@ -200,7 +200,7 @@ def import_exported_program(ep: torch.export.ExportedProgram, *, func_name: str 
     _drop_storage_offset_asserts(ep)
     _fold_strides_into_sizes(ep.graph_module)
     equalities = reject_decomposition_guards(ep, snapshot, names)
-    # What decomposing introduced (sdpa's scale 1 / sqrt(sym_float(E)) over a `?` head size):
+    # What decomposing introduced (a decomposition's float size arithmetic, `sym_float`):
     # refused naming the op here, not as the FX importer's NotImplementedError.
     reject_unimportable_nodes(ep)
     if equalities and relations is None:

@@ -146,9 +146,8 @@ def reject_float_size_arithmetic(ep) -> None:
             f"unsupported op 'sym_float' (FX node '{node.name}') at {where}: a `?` size used "
             "as a floating-point number (floor(n * 1.7) for interpolate's "
             "recompute_scale_factor, which torch evaluates in double arithmetic and no integer "
-            "size arithmetic reproduces for every n; scaled_dot_product_attention's default "
-            "scale 1 / sqrt(E) over a `?` head size E); pass size= or an integer / short "
-            "binary-fraction scale to interpolate, scale= to attention, or make that axis static")
+            "size arithmetic reproduces for every n); pass size= or an integer / short "
+            "binary-fraction scale to interpolate, or make that axis static")
 
 
 # The higher-order ops symhlo imports (frontend.control_flow.ControlFlowImporter) and lowers

@@ -16,7 +16,7 @@ from typing import Callable
 import torch
 
 from .basic import (adaptive_avg_pool2d, clamp_tensor, native_group_norm, reflection_pad, remainder,
-                    roll, sdpa_flash_for_cpu, tan, upsample_nearest)
+                    roll, sdpa, sdpa_flash_for_cpu, tan, upsample_nearest)
 from .data import data_decompositions
 from .indexing import indexing_decompositions
 from .linalg import linalg_decompositions
@@ -49,6 +49,7 @@ def symhlo_decompositions() -> dict[torch._ops.OpOverload, Callable]:
         aten.reflection_pad1d.default: reflection_pad,
         aten.reflection_pad2d.default: reflection_pad,
         aten._scaled_dot_product_flash_attention_for_cpu.default: sdpa_flash_for_cpu,
+        aten.scaled_dot_product_attention.default: sdpa,
         aten.remainder.Tensor: remainder,
         aten.remainder.Scalar: remainder,
         aten.remainder.Scalar_Tensor: remainder,

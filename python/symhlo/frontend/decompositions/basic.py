@@ -218,6 +218,43 @@ def upsample_nearest(x: torch.Tensor, output_size, scale_factors) -> torch.Tenso
     return upsample_nearest_sized(x, output_size, scale_factors) if out is NotImplemented else out
 
 
+def _prescale_for_dynamic_head(query, key, scale):
+    """(query, key, scale) with the default scale 1 / sqrt(E) over a `?` head size E applied to
+    query and key as 0-d float32 tensors: (query * s, key * s, 1.0) with s = sqrt(rsqrt(E)).
+    Other scales come back unchanged.
+
+    torch's math attention computes the default scale from `sym_float(E)` (a SymFloat that no
+    integer size expression holds, and that torch-mlir's FX importer cannot import); it then
+    multiplies query and key each by sqrt(scale) (in float32, as here), so an explicit scale of
+    1.0 multiplies by 1.0 exactly. The scale agrees with eager's double-computed one to a few
+    float32 ulps.
+    """
+    head = query.shape[-1]
+    if scale is not None or not _symbolic(head):
+        return query, key, scale
+    e = torch.full((), head, dtype=torch.int64, device=query.device).to(torch.float32)
+    s = torch.sqrt(torch.rsqrt(e)).to(query.dtype)
+    return query * s, key * s, 1.0
+
+
+def sdpa(query, key, value, attn_mask=None, dropout_p: float = 0.0, is_causal: bool = False,
+         scale=None, enable_gqa: bool = False):
+    """aten.scaled_dot_product_attention with the default scale over a `?` head size -> torch's
+    own composite with that scale applied to query and key (`_prescale_for_dynamic_head`) and
+    scale=1.0; any other call runs torch's composite unchanged.
+
+        sdpa(q: ..x?, k, v)  ==>  sdpa(q * s, k * s, v, scale=1.0),  s = sqrt(rsqrt(float(E)))
+
+    (torch.export registers this function as the op's CompositeImplicitAutograd kernel: returning
+    NotImplemented would keep the op, which torch-mlir cannot lower; the composite is called
+    through its C++ kernel, which does not come back here.)
+    """
+    query, key, scale = _prescale_for_dynamic_head(query, key, scale)
+    return aten.scaled_dot_product_attention.default._op_dk(
+        torch._C.DispatchKey.CompositeImplicitAutograd, query, key, value, attn_mask=attn_mask,
+        dropout_p=dropout_p, is_causal=is_causal, scale=scale, enable_gqa=enable_gqa)
+
+
 def sdpa_flash_for_cpu(query, key, value, dropout_p: float = 0.0, is_causal: bool = False, *,
                        attn_mask=None, scale=None):
     """aten._scaled_dot_product_flash_attention_for_cpu -> the math attention, laid out as the
@@ -236,6 +273,7 @@ def sdpa_flash_for_cpu(query, key, value, dropout_p: float = 0.0, is_causal: boo
     """
     if dropout_p != 0.0:
         return NotImplemented
+    query, key, scale = _prescale_for_dynamic_head(query, key, scale)
     output, attn = aten._scaled_dot_product_attention_math.default(
         query, key, value, attn_mask=attn_mask, dropout_p=dropout_p, is_causal=is_causal,
         dropout_mask=None, scale=scale, enable_gqa=query.size(1) != key.size(1))
