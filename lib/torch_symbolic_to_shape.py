@@ -6,7 +6,11 @@ registered ops. This pass rewrites every one of them into `shape` dialect ops on
 where `shape` has no op), wrapped back into `!torch.int` with `torch_c` casts for the torch ops that
 consume them. It also consumes `torch.symbolic_int` / `torch.bind_symbolic_shape`: the symbol
 names, ranges and per-tensor size expressions become attributes on the function, so they outlive
-the torch dialect:
+the torch dialect. Where @main already carries the call contract (symhlo.export writes
+`symhlo.symbols` / `symhlo.arg_shapes` right after import, from the export call's Dim ranges,
+narrowed by `inputs=`), the contract keeps the arguments' symbols and shapes: this pass adds only
+`symhlo.result_shapes` and the ranges of the symbols no argument binds (data-dependent sizes such
+as nonzero's `u0`). Without a contract (torch IR from elsewhere) it records them all:
 
     %0 = torch.symbolic_int "s77" {min_val = 2, max_val = 64} : !torch.int
     torch.bind_symbolic_shape %arg0, [%0], affine_map<()[s0] -> (s0, 3)> : !torch.vtensor<[?,3],f32>
@@ -189,7 +193,9 @@ def record_symbolic_facts(func: ir.Operation) -> None:
     """torch.symbolic_int / bind_symbolic_shape -> func attributes; the ops are erased.
 
     `symhlo.symbols`: {name: [min, max]}; `symhlo.arg_shapes` / `symhlo.result_shapes`: per
-    argument / result, the size expression of each axis as a string ("s0", "2*s0", "3").
+    argument / result, the size expression of each axis as a string ("s0", "2*s0", "3"). A
+    contract already on `func` (`symhlo.arg_shapes` present) owns the arguments' shapes and its
+    symbols' ranges: only symbols it does not list are added.
     """
     ops = walk_ops(func)
     symbols: dict[str, tuple[int, int]] = {}
@@ -226,11 +232,14 @@ def record_symbolic_facts(func: ir.Operation) -> None:
                 result_shapes.append(value_shapes.get(v))
     str_arr = lambda xs: ir.ArrayAttr.get([ir.StringAttr.get(x) for x in xs])
     i64 = ir.IntegerType.get_signless(64)
+    contract = {n.name: n.attr for n in ir.DictAttr(func.attributes[SYMBOLS])} \
+        if ARG_SHAPES in func.attributes and SYMBOLS in func.attributes else {}
     func.attributes[SYMBOLS] = ir.DictAttr.get({
-        n: ir.ArrayAttr.get([ir.IntegerAttr.get(i64, lo), ir.IntegerAttr.get(i64, min(hi, UNBOUNDED))])
-        for n, (lo, hi) in symbols.items()})
-    func.attributes[ARG_SHAPES] = ir.ArrayAttr.get(
-        [str_arr(s if s is not None else []) for s in arg_shapes])
+        **{n: ir.ArrayAttr.get([ir.IntegerAttr.get(i64, lo), ir.IntegerAttr.get(i64, min(hi, UNBOUNDED))])
+           for n, (lo, hi) in symbols.items()}, **contract})
+    if ARG_SHAPES not in func.attributes:
+        func.attributes[ARG_SHAPES] = ir.ArrayAttr.get(
+            [str_arr(s if s is not None else []) for s in arg_shapes])
     func.attributes[RESULT_SHAPES] = ir.ArrayAttr.get(
         [str_arr(s if s is not None else []) for s in result_shapes])
     for op in reversed(ops):

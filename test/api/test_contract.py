@@ -236,6 +236,51 @@ def test_inputs_narrow_an_exported_program(tmp_path):
         symhlo.load(tmp_path / "n.symhlo")(torch.randn(19, 4), torch.randn(3, 4))
 
 
+def test_a_narrowed_range_reaches_the_call_time_check_on_one_channel(monkeypatch, tmp_path):
+    """inputs= narrows h to [3, 40] (and 2*h with it) in the table written onto @main right after
+    import: the passes fold by that range (the program is the one exported with
+    Dim("h", min=3, max=40)), and the call-time checks, saved or not, read those numbers back from
+    @main."""
+    from symhlo.contract.attributes import main_func
+    from symhlo.frontend import export as export_module
+    from symhlo.passes.contract_attrs import SYMBOLS
+
+    seen = []
+    real = export_module.run_pipeline
+
+    def spy(module, *args, **kwargs):
+        seen.append(str(main_func(module).attributes[SYMBOLS]))
+        return real(module, *args, **kwargs)
+
+    monkeypatch.setattr(export_module, "run_pipeline", spy)
+    wide = Dim("h", max=100)
+    ep = torch.export.export(Derived(), (torch.randn(5, 4), torch.randn(10, 4)),
+                             dynamic_shapes=({0: wide}, {0: 2 * wide}))
+    prog = symhlo.export(ep, inputs=[symhlo.Input(min_shape=(3, 4), max_shape=(40, 4)),
+                                     symhlo.Input(min_shape=(6, 4), max_shape=(80, 4))])
+    assert re.fullmatch(r"\{s\d+ = \[3, 40\]\}", seen[0]), seen  # the torch-dialect @main
+    h = Dim("h", min=3, max=40)
+    direct = symhlo.export(Derived(), (torch.randn(5, 4), torch.randn(10, 4)),
+                           dynamic_shapes=({0: h}, {0: 2 * h}))
+    assert prog.text == direct.text
+    attrs = _attrs(prog.text)
+    assert "symhlo.symbols = {h = [3, 40]}" in attrs
+    assert 'symhlo.arg_shapes = [["h", "4"], ["2*h", "4"]]' in attrs
+    cm = symhlo.compile(prog)
+    for n in (3, 40):
+        a, b = torch.randn(n, 4), torch.randn(2 * n, 4)
+        torch.testing.assert_close(cm(a, b), Derived()(a, b))
+    cm.save(tmp_path / "h.symhlo")
+    for m in (cm, symhlo.load(tmp_path / "h.symhlo")):
+        with pytest.raises(symhlo.ShapeError, match=r"^x: axis 0 is 2, below min 3 of 'h'$"):
+            m(torch.randn(2, 4), torch.randn(4, 4))
+        with pytest.raises(symhlo.ShapeError, match=r"^x: axis 0 is 41, above max 40 of 'h'$"):
+            m(torch.randn(41, 4), torch.randn(82, 4))
+        with pytest.raises(symhlo.ShapeError, match=r"^y: axis 0 is 12, but must be 2\*h = 10 "
+                                                    r"\(h = 5 from x: axis 0\)$"):
+            m(torch.randn(5, 4), torch.randn(12, 4))
+
+
 def test_inputs_that_leave_no_size_are_refused():
     ep = torch.export.export(TwoInputs(), (torch.randn(3, 4), torch.randn(5, 4)),
                              dynamic_shapes=({0: Dim("m", max=10)}, None))

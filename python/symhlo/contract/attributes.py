@@ -1,5 +1,6 @@
 """The user's contract as attributes of the StableHLO function itself (floor 1, contract):
-write_contract puts it on `func.func @main`, read_contract reads it back.
+write_contract puts it on `func.func @main` (right after import, in torch's symbol names),
+rename_contract gives it the user's names once the passes ran, read_contract reads it back.
 
 An exported program is only correct for the calls its exporter allowed: sizes in ranges, sizes in
 relation to each other (`m <= n`), non-tensor arguments equal to the values they were specialized
@@ -166,43 +167,59 @@ def _rename_text(text: str, names: dict[str, str]) -> str:
     return re.sub(r"\b[A-Za-z_]\w*\b", lambda m: names.get(m.group(0), m.group(0)), text)
 
 
-def write_contract(func, table, names: dict[str, str], signature: Signature | None) -> None:
-    """Writes `table` (keyed by internal symbols, renamed by `names`) and `signature` onto `func`.
+def write_contract(func, table, signature: Signature | None) -> None:
+    """Writes `table` (its ranges, input shapes and relations, in its own symbol names) and
+    `signature` onto `func`: the one place a Dim's range enters the IR.
 
-    `symhlo.result_shapes` (recorded by symhlo-torch-symbolic-to-shape over torch's symbols) is
-    renamed too, and `symhlo.symbols` keeps the ranges of symbols only results mention.
+    symhlo.export calls it on the torch-dialect @main right after import, so every pass after it
+    (symhlo-torch-symbolic-to-shape keeps these, symhlo-fold-size-ranges folds by them) sees the
+    ranges the call-time checks enforce; narrow_program calls it on a finished program. Symbols
+    already on `func` that `table` does not range (result-only sizes) are kept.
     """
     from torch_mlir import ir
 
     with func.context, ir.Location.unknown():
         i64 = ir.IntegerType.get_signless(64)
         strs = lambda xs: ir.ArrayAttr.get([ir.StringAttr.get(x) for x in xs])  # noqa: E731
-        symbols: dict[str, tuple[int, int]] = {}
-        if SYMBOLS in func.attributes:
-            for named in ir.DictAttr(func.attributes[SYMBOLS]):
-                if named.name in names or _valid_symbol(named.name):
-                    lo, hi = (ir.IntegerAttr(x).value for x in ir.ArrayAttr(named.attr))
-                    symbols[names.get(named.name, named.name)] = (lo, hi)
+        symbols = {n.name: n.attr for n in ir.DictAttr(func.attributes[SYMBOLS])} \
+            if SYMBOLS in func.attributes else {}
         for s, (lo, hi) in table.ranges.items():
-            symbols[names.get(s, s)] = (lo, UNBOUNDED if hi is None else hi)
-        func.attributes[SYMBOLS] = ir.DictAttr.get({
-            n: ir.ArrayAttr.get([ir.IntegerAttr.get(i64, lo), ir.IntegerAttr.get(i64, min(hi, UNBOUNDED))])
-            for n, (lo, hi) in symbols.items()})
+            symbols[s] = ir.ArrayAttr.get([ir.IntegerAttr.get(i64, lo),
+                                           ir.IntegerAttr.get(i64, UNBOUNDED if hi is None else hi)])
+        func.attributes[SYMBOLS] = ir.DictAttr.get(symbols)
         func.attributes[ARG_NAMES] = strs([i.name for i in table.inputs])
         func.attributes[ARG_SHAPES] = ir.ArrayAttr.get(
-            [strs([_render(e, names) for e in i.shape]) for i in table.inputs])
-        if RESULT_SHAPES in func.attributes:
-            func.attributes[RESULT_SHAPES] = ir.ArrayAttr.get(
-                [strs([_tidy(_rename_text(ir.StringAttr(x).value, names)) for x in ir.ArrayAttr(r)])
-                 for r in ir.ArrayAttr(func.attributes[RESULT_SHAPES])])
-        func.attributes[RELATIONS] = strs(
-            [_rename_text(r, names) for r in table.relations if not _trivial(r)])
-        if RUNTIME_CHECKS in func.attributes:   # symhlo-lower-torch-runtime-asserts
-            func.attributes[RUNTIME_CHECKS] = strs(
-                [_rename_text(ir.StringAttr(m).value, names)
-                 for m in ir.ArrayAttr(func.attributes[RUNTIME_CHECKS])])
+            [strs([_render(e, {}) for e in i.shape]) for i in table.inputs])
+        func.attributes[RELATIONS] = strs([r for r in table.relations if not _trivial(r)])
         if signature is not None:
             func.attributes[SIGNATURE] = to_attr(signature.to_json())
+
+
+def rename_contract(func, names: dict[str, str]) -> None:
+    """Renames the symbols of `func`'s contract (torch's `s77`) to the user's (`names`) in every
+    attribute that mentions them: the ranges' keys, the argument and result shapes (in sympy's
+    spelling: `h * 2` -> `2*h`), the relations and the runtime checks' messages."""
+    from torch_mlir import ir
+
+    attrs = func.attributes
+
+    def texts(name: str) -> list[str]:
+        return [ir.StringAttr(x).value for x in ir.ArrayAttr(attrs[name])]
+
+    with func.context, ir.Location.unknown():
+        strs = lambda xs: ir.ArrayAttr.get([ir.StringAttr.get(x) for x in xs])  # noqa: E731
+        if SYMBOLS in attrs:
+            attrs[SYMBOLS] = ir.DictAttr.get({names.get(n.name, n.name): n.attr
+                                              for n in ir.DictAttr(attrs[SYMBOLS])
+                                              if n.name in names or _valid_symbol(n.name)})
+        for shapes in (ARG_SHAPES, RESULT_SHAPES):
+            if shapes in attrs:
+                attrs[shapes] = ir.ArrayAttr.get(
+                    [strs([_tidy(_rename_text(ir.StringAttr(x).value, names)) for x in ir.ArrayAttr(r)])
+                     for r in ir.ArrayAttr(attrs[shapes])])
+        for messages in (RELATIONS, RUNTIME_CHECKS):   # runtime checks: symhlo-lower-torch-runtime-asserts
+            if messages in attrs:
+                attrs[messages] = strs([_rename_text(m, names) for m in texts(messages)])
 
 
 def to_attr(obj):

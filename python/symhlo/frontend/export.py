@@ -14,7 +14,7 @@ import torch
 from symhlo.passes.registry import PipelineError, run_pipeline
 
 from ..contract.attributes import (drop_constant_args, main_func, read_contract, readable_names,
-                                   torch_debug_names, write_contract)
+                                   rename_contract, torch_debug_names, write_contract)
 from ..contract.containers import register_containers
 from ..contract.dims import SymbolTable, from_exported_program, parse_shape_expr, user_names
 from ..contract.inputs import (apply_input_names, bind_to_parameters, inputs_to_export_spec,
@@ -241,7 +241,7 @@ def narrow_program(prog: StableHLOProgram, inputs) -> StableHLOProgram:
     table = read_contract(func)
     narrow_to_inputs(table, inputs)
     signature = prog.symbols.signature or table.signature
-    write_contract(func, table, {s: s for s in table.ranges}, signature)
+    write_contract(func, table, signature)
     contract = read_contract(func)
     contract.signature = signature
     contract.assertions = list(getattr(prog.symbols, "assertions", []) or [])
@@ -305,9 +305,11 @@ def lower_exported_program(ep, *, names: dict[str, str] | None = None,
                            narrow=None) -> StableHLOProgram:
     """ExportedProgram -> StableHLOProgram (import, torch backend, our passes).
 
-    The call contract (symbols in the user's names, ranges, relations, the signature with
-    kwarg names and constant arguments) is written onto @main (contract.attributes) and the
-    program's `symbols` are read back from there.
+    The call contract (the symbols' ranges from ep.range_constraints, narrowed by `narrow`; the
+    input shapes, relations, the signature with kwarg names and constant arguments) is written
+    onto @main right after import (contract.attributes.write_contract), so the passes fold by
+    the ranges the call-time checks enforce; after them it gets the user's names
+    (rename_contract) and the program's `symbols` are read back from there.
 
     Args:
       names: internal symbol -> the user's name (from dynamic_shapes or symhlo.Input).
@@ -320,8 +322,7 @@ def lower_exported_program(ep, *, names: dict[str, str] | None = None,
 
     timer = timer or StageTimer(False)
     symbols = from_exported_program(ep)
-    given = {**torch_debug_names(ep, symbols), **(names or {})}
-    symbols = from_exported_program(ep, given)
+    symbols.names.update({**torch_debug_names(ep, symbols), **(names or {})})
     if input_names is not None:
         apply_input_names(symbols, input_names)  # Input(name=...) names the input in messages
     if narrow is not None:
@@ -351,14 +352,15 @@ def lower_exported_program(ep, *, names: dict[str, str] | None = None,
         try:
             with TORCH_LOCK:
                 equalities: list[str] = []
-                module = import_exported_program(
-                    ep, relations=equalities, names=readable_names(symbols, symbols.names))
+                user = readable_names(symbols, symbols.names)
+                module = import_exported_program(ep, relations=equalities, names=user)
                 symbols.add_relations(equalities)
         except SymhloError:
             raise
         except Exception as e:
             raise CompileError(f"torch-mlir's FX importer failed: {type(e).__name__}: {e}") from e
         drop_constant_args(module, signature)
+        write_contract(main_func(module), symbols, signature)
     try:
         with timer.stage(Stage.TORCH_BACKEND):
             run_pipeline(module, "symhlo-torch-to-torch-backend-pipeline")
@@ -367,8 +369,7 @@ def lower_exported_program(ep, *, names: dict[str, str] | None = None,
     except PipelineError as e:
         raise _classify(e, module) from e.__cause__
     func = main_func(module)
-    user = readable_names(symbols, symbols.names)
-    write_contract(func, symbols, user, signature)
+    rename_contract(func, user)
     contract = read_contract(func)
     contract.signature = signature  # the same, with the live pytree spec
     text = str(module)
