@@ -4,10 +4,16 @@ Exports the model both ways (the one dynamic compile's dims from bench/models.py
 the size), prepares both for IREE and compiles them with symhlo's iree-compile flags, then runs each
 under `iree-benchmark-module --device_profiling_mode=host-execution` and reads the profile with
 `iree-profile statistics`: per dispatch, the mean and the minimum wall time per call and the CPU
-time (sum of its tiles' times over the workers). On a shared machine the minimum is the steadiest.
+time (sum of its tiles' times over the workers), and per module the wall and the process CPU time
+per call. With `--rounds N` the modules run alternately N times and each number is the minimum
+over the rounds: on a shared machine a single run moves 2-3x per dispatch (another process
+preempts a worker mid-tile), and the minimum is the steadiest.
 
     .venv/bin/python bench/dispatch_profile.py small-cnn 8
-    .venv/bin/python bench/dispatch_profile.py gpt2-d256 4,512 --layers 2 --min-time 3
+    .venv/bin/python bench/dispatch_profile.py gpt2-d256 4,512 --layers 2 --min-time 3 --rounds 3
+    # a flag for the dynamic build only, and runtime flags (one worker) for both:
+    .venv/bin/python bench/dispatch_profile.py gpt2-d256 4,512 --dyn-iree-flags=--iree-llvmcpu-enable-ukernels=mmt4d \
+        --runtime-flags=--task_topology_group_count=1
 
 Files (IREE inputs, vmfbs, profiles) stay in --out for iree-compile / iree-profile by hand.
 """
@@ -39,18 +45,31 @@ def tool(name: str) -> str:
     return str(Path(sys.executable).parent / name)
 
 
-def profile(vmfb: Path, inputs: list[Path], out: Path, min_time: float) -> tuple[list[dict], str]:
-    """host-execution rows per dispatch function, and iree-benchmark-module's timing line."""
+_UNIT_MS = {"ns": 1e-6, "us": 1e-3, "ms": 1.0, "s": 1e3}
+
+
+def profile(vmfb: Path, inputs: list[Path], out: Path, min_time: float,
+            runtime_flags: list[str] = ()) -> tuple[dict, tuple[float, float]]:
+    """Per dispatch function (mean ms, min ms, CPU ms per call) from a host-execution profile,
+    and the module's (wall ms, process CPU ms) per call from iree-benchmark-module."""
     prof = out.with_suffix(".ireeprof")
     cmd = [tool("iree-benchmark-module"), f"--module={vmfb}", "--device=local-task", "--function=main",
            *[f"--input=@{p}" for p in inputs], f"--benchmark_min_time={min_time}s",
-           "--device_profiling_mode=host-execution", f"--device_profiling_output={prof}"]
+           "--device_profiling_mode=host-execution", f"--device_profiling_output={prof}",
+           *runtime_flags]
     bench = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
-    line = next((ln for ln in bench.splitlines() if ln.startswith("BM_")), "")
+    f = next(ln for ln in bench.splitlines() if ln.startswith("BM_")).split()
+    per_call = (float(f[1]) * _UNIT_MS[f[2]], float(f[3]) * _UNIT_MS[f[4]])
     stats = subprocess.run([tool("iree-profile"), "statistics", "--format=jsonl", str(prof)],
                            capture_output=True, text=True, check=True).stdout
     rows = [json.loads(ln) for ln in stats.splitlines() if ln.strip()]
-    return [r for r in rows if r.get("row_type") == "host_execution_function"], line
+    funcs = {}
+    for r in rows:
+        if r.get("row_type") == "host_execution_function":
+            n = r["sample_count"]
+            funcs[r["function_name"]] = (r["total_duration_ns"] / n / 1e6, r["minimum_duration_ns"] / 1e6,
+                                         r["tile_duration_sum_ns"] / n / 1e6)
+    return funcs, per_call
 
 
 def main(argv=None) -> int:
@@ -61,6 +80,11 @@ def main(argv=None) -> int:
     p.add_argument("--layers", type=int, default=2)
     p.add_argument("--min-time", type=float, default=2.0, help="seconds of calls per module")
     p.add_argument("--iree-flags", default="", help="extra iree-compile flags (both modules)")
+    p.add_argument("--dyn-iree-flags", default="", help="extra iree-compile flags for the dynamic module only")
+    p.add_argument("--runtime-flags", default="",
+                   help="extra iree-benchmark-module flags, e.g. --task_topology_group_count=1")
+    p.add_argument("--rounds", type=int, default=1,
+                   help="run the modules alternately this many times; report the minimum of each number")
     p.add_argument("--out", default="/tmp/symhlo-dispatch-profile")
     a = p.parse_args(argv)
     import symhlo
@@ -79,26 +103,33 @@ def main(argv=None) -> int:
     progs = {"dyn": symhlo.export(model, run.export_example(spec), dynamic_shapes=run.dynamic_shapes(spec)),
              "static": symhlo.export(model, xs)}
     flags = iree_flags("cpu", None, a.iree_flags.split()) + ["--iree-input-demote-f64-to-f32=true"]
-    results = {}
+    vmfbs = {}
     for name, prog in progs.items():
         src = out / f"{name}.iree.mlir"
         src.write_text(prepare_for_iree(prog.text))
-        vmfb = out / f"{name}.vmfb"
-        subprocess.run([tool("iree-compile"), "--iree-input-type=stablehlo", *flags, str(src), "-o",
-                        str(vmfb)], check=True)
-        results[name] = profile(vmfb, inputs, out / name, a.min_time)
-    print(f"{spec.name} {spec.label(size)}; 1-minute load {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
-    for name, (rows, line) in results.items():
-        print(f"\n{name}: {line}")
+        vmfbs[name] = out / f"{name}.vmfb"
+        own = a.dyn_iree_flags.split() if name == "dyn" else []
+        subprocess.run([tool("iree-compile"), "--iree-input-type=stablehlo", *flags, *own, str(src), "-o",
+                        str(vmfbs[name])], check=True)
+    runs = {name: [] for name in vmfbs}
+    loads = []
+    for _ in range(a.rounds):
+        for name, vmfb in vmfbs.items():
+            runs[name].append(profile(vmfb, inputs, out / name, a.min_time, a.runtime_flags.split()))
+        loads.append(os.getloadavg()[0])
+    print(f"{spec.name} {spec.label(size)}; 1-minute load {min(loads):.1f}-{max(loads):.1f} on "
+          f"{os.cpu_count()} cores; {a.rounds} round(s), minimum over rounds")
+    for name, rs in runs.items():
+        wall = min(r[1][0] for r in rs)
+        cpu = min(r[1][1] for r in rs)
+        print(f"\n{name}: {wall:.2f} ms wall, {cpu:.2f} ms process CPU per call")
         print(f"  {'mean ms':>8} {'min ms':>8} {'cpu ms':>8}  dispatch (per call)")
         tot = [0.0, 0.0, 0.0]
-        for r in rows:
-            n = r["sample_count"]
-            vals = (r["total_duration_ns"] / n / 1e6, r["minimum_duration_ns"] / 1e6,
-                    r["tile_duration_sum_ns"] / n / 1e6)
+        for fn in rs[0][0]:
+            vals = tuple(min(r[0][fn][k] for r in rs if fn in r[0]) for k in range(3))
             tot = [t + v for t, v in zip(tot, vals)]
-            print(f"  {vals[0]:8.3f} {vals[1]:8.3f} {vals[2]:8.3f}  {r['function_name']}")
-        print(f"  {tot[0]:8.3f} {tot[1]:8.3f} {tot[2]:8.3f}  all {len(rows)} dispatches")
+            print(f"  {vals[0]:8.3f} {vals[1]:8.3f} {vals[2]:8.3f}  {fn}")
+        print(f"  {tot[0]:8.3f} {tot[1]:8.3f} {tot[2]:8.3f}  all {len(rs[0][0])} dispatches")
     return 0
 
 
