@@ -104,10 +104,12 @@ def vtensor_type(sizes: Sequence[int | None], dtype: str) -> ir.Type:
                          + f"],{dtype}>")
 
 
-def signless_element_type(dtype: str) -> ir.Type | None:
-    """A torch dtype's builtin element type (`si64`/`ui8` -> i64/i8: builtin tensors are
-    signless); None for dtypes without one (`!torch.qint8`, ...)."""
-    if dtype[:2] in ("si", "ui") and dtype[2:].isdigit():
+def builtin_element_type(dtype: str) -> ir.Type | None:
+    """A torch dtype's builtin element type as torch-mlir's StableHLO type conversion makes it
+    (`si64` -> i64, `ui8` -> ui8: a `to_builtin_tensor` of a ui8 tensor to `i8` left torch-mlir an
+    unresolved i8 / ui8 materialization, so `torch.roll` / `sort` of uint8 failed); None for
+    dtypes without one (`!torch.qint8`, ...)."""
+    if dtype[:2] == "si" and dtype[2:].isdigit():
         dtype = dtype[1:]
     if dtype.startswith("!"):
         return None
@@ -120,7 +122,7 @@ def vtensor_builtin_type(t: ir.Type) -> tuple[ir.RankedTensorType, str] | None:
     if parts is None:
         return None
     sizes, dtype = parts
-    elt = signless_element_type(dtype)
+    elt = builtin_element_type(dtype)
     if elt is None:
         return None
     dyn = ir.ShapedType.get_dynamic_size()

@@ -455,26 +455,7 @@ class PrepareForIree(Pass):
             for f in funcs:
                 apply_patterns(f, {"stablehlo.dynamic_broadcast_in_dim":
                                    convert_stablehlo_chained_dynamic_broadcast,
-                                   "stablehlo.add": convert_stablehlo_add_of_bools,
-                                   "tensor.dim": convert_tensor_dim_of_unsigned})
-
-
-def convert_tensor_dim_of_unsigned(op: ir.Operation) -> bool:
-    """tensor.dim of a uiN tensor -> tensor.dim of its bitcast to iN (IREE 3.13 converts ui8
-    tensors to i8 in StableHLO ops but not in tensor.dim: 'failed to legalize tensor.dim').
-
-      %n = tensor.dim %u, %c0 : tensor<?x5xui8>
-    ==>
-      %s = stablehlo.bitcast_convert %u : (tensor<?x5xui8>) -> tensor<?x5xi8>
-      %n = tensor.dim %s, %c0 : tensor<?x5xi8>
-    """
-    t = op.operands[0].type
-    if not isinstance(t, ir.RankedTensorType) or not isinstance(t.element_type, ir.IntegerType) \
-            or not ir.IntegerType(t.element_type).is_unsigned:
-        return False
-    signless = ir.RankedTensorType.get(t.shape, ir.IntegerType.get_signless(ir.IntegerType(t.element_type).width))
-    op.operands[0] = OpBuilder(op).value("stablehlo.bitcast_convert", [signless], [op.operands[0]])
-    return True
+                                   "stablehlo.add": convert_stablehlo_add_of_bools})
 
 
 def convert_stablehlo_add_of_bools(op: ir.Operation) -> bool:

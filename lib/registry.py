@@ -115,6 +115,8 @@ _PASSES: dict[str, str] = {
     "symhlo-correct-unsigned-reduction-inits":
         "correct_unsigned_reduction_inits:CorrectUnsignedReductionInits",
     "symhlo-insert-call-checks-for-iree": "insert_call_checks_for_iree:InsertCallChecksForIree",
+    "symhlo-convert-unsigned-to-signless-for-iree":
+        "convert_unsigned_to_signless_for_iree:ConvertUnsignedToSignlessForIree",
 }
 
 # name -> (summary, elements). Elements may name passes, upstream passes or other pipelines.
@@ -165,7 +167,7 @@ _PIPELINES: dict[str, tuple[str, list[str]]] = {
          "symhlo-lower-dynamic-indexing-for-iree", "symhlo-prepare-for-iree",
          "symhlo-defer-softmax-normalization-for-iree",
          "symhlo-lower-dynamic-windows-for-iree", "canonicalize", "cse",
-         "symhlo-prepare-loops-for-iree"],
+         "symhlo-prepare-loops-for-iree", "symhlo-convert-unsigned-to-signless-for-iree"],
     ),
 }
 

@@ -36,7 +36,7 @@ from typing import Callable
 from torch_mlir import ir
 
 from .contract_attrs import ARG_SHAPES, RESULT_SHAPES, SYMBOLS, UNBOUNDED
-from .builder import TorchBuilder, apply_patterns, vtensor_sizes_and_dtype, vtensor_type, signless_element_type
+from .builder import TorchBuilder, apply_patterns, vtensor_sizes_and_dtype, vtensor_type, builtin_element_type
 from .ir_util import ensure_upstream_registered, defining_op, walk_ops, remove_dead_ops
 from .registry import Pass, PassFailure
 
@@ -75,8 +75,8 @@ def convert_torch_aten_size_int(op: ir.Operation) -> None:
                             f"{ir.IntegerAttr(d.attributes['value']).value} is out of range for {vt}")])
     if not sizes[axis] < 0:
         return _replace(op, b.to_torch_int(b.const_index(sizes[axis])))
-    # Builtin tensors are signless: !torch.vtensor<[?],si64> <-> tensor<?xi64>.
-    elt = signless_element_type(parts[1])
+    # !torch.vtensor<[?],si64> <-> tensor<?xi64>, ui8 stays ui8 (builder.builtin_element_type).
+    elt = builtin_element_type(parts[1])
     if elt is None:
         raise PassFailure("torch.aten.size.int on a tensor of unsupported dtype",
                           [(str(op.location), vt)])
