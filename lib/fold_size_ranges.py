@@ -25,7 +25,6 @@ Nothing is folded from a guess: an undecided op stays as it is.
 
 from __future__ import annotations
 
-import ast
 from dataclasses import dataclass
 
 from torch_mlir import ir
@@ -34,6 +33,7 @@ from .builder import OpBuilder, apply_patterns, comparison_direction
 from .contract_attrs import ARG_SHAPES, MAX_DIM_SIZE, SYMBOLS
 from .ir_util import defining_op, remove_dead_ops
 from .registry import Pass
+from .size_exprs import parse
 
 _INF = float("inf")
 Interval = tuple[float, float]
@@ -57,26 +57,27 @@ def _constant(v: ir.Value) -> int | None:
 
 
 def _expr_interval(text: str, ranges: dict[str, Interval]) -> Interval:
-    """Interval of a size expression such as `2*h`, `h + 1`, `s // 2` (no eval: ast, + - * //)."""
+    """Interval of a size expression such as `2*h`, `h + 1`, `s // 2` (read by size_exprs.parse;
+    + - * and // by a positive constant; anything else is any size)."""
     try:
-        tree = ast.parse(text.strip(), mode="eval").body
-    except (SyntaxError, ValueError, RecursionError):
+        tree = parse(text)
+    except ValueError:
         return _ANY_SIZE
 
-    def walk(n) -> Interval:
-        if isinstance(n, ast.Constant) and type(n.value) is int:
-            return (n.value, n.value)
-        if isinstance(n, ast.Name):
-            return ranges.get(n.id, _ANY_SIZE)
-        if isinstance(n, ast.BinOp):
-            a, b = walk(n.left), walk(n.right)
-            if isinstance(n.op, ast.Add):
+    def walk(e) -> Interval:
+        if isinstance(e, int):
+            return (e, e)
+        if e[0] == "sym":
+            return ranges.get(e[1], _ANY_SIZE)
+        if e[0] in ("add", "sub", "mul", "floordiv"):
+            a, b = walk(e[1]), walk(e[2])
+            if e[0] == "add":
                 return (a[0] + b[0], a[1] + b[1])
-            if isinstance(n.op, ast.Sub):
+            if e[0] == "sub":
                 return (a[0] - b[1], a[1] - b[0])
-            if isinstance(n.op, ast.Mult):
+            if e[0] == "mul":
                 return _mul(a, b)
-            if isinstance(n.op, ast.FloorDiv) and b[0] == b[1] and b[0] > 0 and a[0] >= 0:
+            if b[0] == b[1] and b[0] > 0 and a[0] >= 0:
                 return (a[0] // b[0], a[1] // b[0] if a[1] != _INF else _INF)
         raise ValueError
 

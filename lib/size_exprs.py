@@ -1,4 +1,5 @@
-"""Size expressions: the one grammar, builder and evaluator of sizes over a function's inputs.
+"""Size expressions: the one grammar, builder and evaluator of sizes over a function's inputs,
+and the one parser of their text form (the contract's `symhlo.arg_shapes`: `parse`, below).
 
 Not a pass, and no MLIR: lib/size_facts.py derives these expressions from the IR,
 symhlo-lower-shape-assertions records them on @main (`symhlo.shape_assertions`), and
@@ -114,3 +115,78 @@ def evaluate(e: Expr, shapes: Sequence[Sequence[int]]) -> int:
         raise ValueError("an opaque size has no value")
     v = OPS[e[0]](*(evaluate(a, shapes) for a in e[1:]))
     return 0 if v is None else v
+
+
+# -- the text form ----------------------------------------------------------------------------------
+# The contract spells sizes as text over symbol names (`symhlo.arg_shapes`,
+# `symhlo.result_shapes`, the sides of `symhlo.relations`): `h`, `2*h + 1`, `(s//2)`,
+# `Mod(s, 8)`, `floor(s/2)`, the way sympy prints them. `parse` reads such text into the tree
+# form, with two more leaves and a few operations only text has:
+#
+#   ["sym", name]               the value of a symbol
+#   ["floordiv", a, b], ["mod", a, b]   Python's // and % (floor; sign of the divisor)
+#   ["truediv", a, b] (exact), ["pow", a, k] (0 <= k <= 8), ["floor", a], ["ceiling", a]
+#
+# python/symhlo/contract reads the tree as sympy (dims.parse_shape_expr), symhlo-fold-size-ranges
+# as an interval. Text is data (a saved module, an .mlir file): it is parsed, never evaluated.
+
+# The functions the text may call (torch's sympy spellings and Python's), by arity.
+_TEXT_CALLS = {"Mod": "mod", "PythonMod": "mod", "FloorDiv": "floordiv", "CeilDiv": "ceildiv",
+               "floor": "floor", "ceiling": "ceiling", "Max": "max", "Min": "min",
+               "max": "max", "min": "min"}
+_MAX_TEXT = 4096
+
+
+def parse(text: str) -> Expr:
+    """Size-expression text (`2*s0 + 1`, `(s0//2)`, `Mod(s0, 8)`) -> the tree form, without eval:
+    only integers, symbol names, + - * / // % ** (small literal exponents) and the functions of
+    _TEXT_CALLS are read. `CeilDiv(a, b)` reads as ceiling(a / b); Max / Min of more than two
+    operands nest (of one, are it).
+
+    Raises:
+      ValueError: anything else.
+    """
+    import ast
+
+    if not isinstance(text, str) or len(text) > _MAX_TEXT:
+        raise ValueError(f"not a size expression: {str(text)[:80]!r}")
+    try:
+        tree = ast.parse(text.strip(), mode="eval")
+    except (SyntaxError, RecursionError, MemoryError, ValueError):
+        raise ValueError(f"not a size expression: {text[:80]!r}") from None
+    binops = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "truediv",
+              ast.FloorDiv: "floordiv", ast.Mod: "mod"}
+
+    def build(n: ast.AST) -> Expr:
+        if isinstance(n, ast.Constant) and type(n.value) is int and abs(n.value) < 2**64:
+            return n.value
+        if isinstance(n, ast.Name) and not n.id.startswith("_") and n.id not in _TEXT_CALLS:
+            return ["sym", n.id]
+        if isinstance(n, ast.UnaryOp) and isinstance(n.op, (ast.USub, ast.UAdd)):
+            v = build(n.operand)
+            return ["neg", v] if isinstance(n.op, ast.USub) else v
+        if isinstance(n, ast.BinOp) and type(n.op) in binops:
+            return [binops[type(n.op)], build(n.left), build(n.right)]
+        if (isinstance(n, ast.BinOp) and isinstance(n.op, ast.Pow) and isinstance(n.right, ast.Constant)
+                and type(n.right.value) is int and 0 <= n.right.value <= 8):
+            return ["pow", build(n.left), n.right.value]
+        if (isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in _TEXT_CALLS
+                and not n.keywords and 1 <= len(n.args) <= 8):
+            op, args = _TEXT_CALLS[n.func.id], [build(a) for a in n.args]
+            if op in ("floor", "ceiling") and len(args) == 1:
+                return [op, args[0]]
+            if op == "ceildiv" and len(args) == 2:
+                return ["ceiling", ["truediv", *args]]
+            if op in ("mod", "floordiv") and len(args) == 2:
+                return [op, *args]
+            if op in ("max", "min"):
+                out = args[0]
+                for a in args[1:]:
+                    out = [op, out, a]
+                return out
+        raise ValueError(f"not a size expression: {text[:80]!r} (unexpected {type(n).__name__})")
+
+    try:
+        return build(tree.body)
+    except RecursionError:
+        raise ValueError(f"size expression nested too deeply: {text[:80]!r}") from None

@@ -281,6 +281,29 @@ def test_a_narrowed_range_reaches_the_call_time_check_on_one_channel(monkeypatch
             m(torch.randn(5, 4), torch.randn(12, 4))
 
 
+@pytest.mark.parametrize("text, tree, sympy_text, interval", [
+    ("2*h + 1", ["add", ["mul", 2, ["sym", "h"]], 1], "2*h + 1", (7, 81)),
+    ("(s//2)", ["floordiv", ["sym", "s"], 2], "floor(s/2)", (1, 30)),
+    ("Max(h, s, 4)", ["max", ["max", ["sym", "h"], ["sym", "s"]], 4], "Max(4, h, s)", (0, 2**31 - 1)),
+    ("Mod(s, 8)", ["mod", ["sym", "s"], 8], "Mod(s, 8)", (0, 2**31 - 1)),
+])
+def test_one_parser_of_size_text(text, tree, sympy_text, interval):
+    """`symhlo.arg_shapes` text has one parser (symhlo.passes.size_exprs.parse): the contract
+    reads its tree as sympy, symhlo-fold-size-ranges as an interval ([3, 40] for h, [2, 60] for s;
+    what it cannot bound is any size). Text is data: anything else is refused, not evaluated."""
+    from symhlo.contract.dims import parse_shape_expr
+    from symhlo.passes.fold_size_ranges import _expr_interval
+    from symhlo.passes.size_exprs import parse
+
+    assert parse(text) == tree
+    assert str(parse_shape_expr(text)) == sympy_text
+    assert _expr_interval(text, {"h": (3, 40), "s": (2, 60)}) == interval
+    for crafted in ("__import__('os').system('x')", "h.real", "Mod(h)", "s**9"):
+        with pytest.raises(ValueError, match=r"^not a size expression"):
+            parse(crafted)
+        assert _expr_interval(crafted, {"h": (3, 40)}) == (0, 2**31 - 1)
+
+
 def test_inputs_that_leave_no_size_are_refused():
     ep = torch.export.export(TwoInputs(), (torch.randn(3, 4), torch.randn(5, 4)),
                              dynamic_shapes=({0: Dim("m", max=10)}, None))

@@ -17,6 +17,7 @@ from typing import Any, Sequence
 import sympy
 
 from symhlo.passes.contract_attrs import MAX_DIM_SIZE, is_unbounded
+from symhlo.passes.size_exprs import parse as parse_size_text
 
 from ..errors import ShapeError
 from .shape_assertions import check as check_assertions, from_json as assertions_from_json
@@ -359,55 +360,39 @@ class SymbolTable:
         return table
 
 
-_SHAPE_FUNCS = {"Mod": sympy.Mod, "PythonMod": sympy.Mod, "floor": sympy.floor,
-                "ceiling": sympy.ceiling, "Max": sympy.Max, "Min": sympy.Min,
-                "max": sympy.Max, "min": sympy.Min,   # torch.export's guard code: Python's
-                "FloorDiv": lambda a, b: sympy.floor(a / b), "CeilDiv": lambda a, b: sympy.ceiling(a / b)}
+def _sympy_ops() -> dict:
+    import operator
+
+    return {"add": operator.add, "sub": operator.sub, "mul": operator.mul,
+            "truediv": operator.truediv, "neg": operator.neg, "pow": operator.pow,
+            "floordiv": lambda a, b: sympy.floor(a / b), "mod": sympy.Mod,
+            "max": sympy.Max, "min": sympy.Min, "floor": sympy.floor, "ceiling": sympy.ceiling}
+
+
+_SYMPY_OPS = _sympy_ops()
 
 
 def parse_shape_expr(text: str) -> sympy.Expr:
     """A size expression written by symhlo (`2*s0 + 1`, `(s0//2)`, `Mod(s0, 8)`) -> sympy, without eval.
 
-    Saved modules and .mlir files carry these strings, so they are data: only integers, symbol
-    names, + - * / // % ** (small literal exponents) and the functions in _SHAPE_FUNCS are read.
-    sympy.sympify would eval the text as Python, running whatever a crafted file puts there.
+    Saved modules and .mlir files carry these strings, so they are data: the one parser of
+    their grammar, symhlo.passes.size_exprs.parse, reads them (sympy.sympify would eval the text
+    as Python, running whatever a crafted file puts there), and its tree is built here as sympy
+    over positive integer symbols.
 
     Raises:
-      ValueError: anything else.
+      ValueError: text outside the grammar.
     """
-    import ast
-    import operator
+    def build(e):
+        if isinstance(e, int):
+            return sympy.Integer(e)
+        if e[0] == "sym":
+            return sympy.Symbol(e[1], integer=True, positive=True)
+        return _SYMPY_OPS[e[0]](*[build(x) for x in e[1:]])
 
-    if not isinstance(text, str) or len(text) > 4096:
-        raise ValueError(f"not a size expression: {str(text)[:80]!r}")
+    tree = parse_size_text(text)
     try:
-        tree = ast.parse(text.strip(), mode="eval")
-    except (SyntaxError, RecursionError, MemoryError, ValueError):
-        raise ValueError(f"not a size expression: {text[:80]!r}") from None
-    binops = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
-              ast.Div: operator.truediv, ast.FloorDiv: lambda a, b: sympy.floor(a / b),
-              ast.Mod: sympy.Mod}
-
-    def build(n: ast.AST):
-        if isinstance(n, ast.Constant) and type(n.value) is int and abs(n.value) < 2**64:
-            return sympy.Integer(n.value)
-        if isinstance(n, ast.Name) and not n.id.startswith("_") and n.id not in _SHAPE_FUNCS:
-            return sympy.Symbol(n.id, integer=True, positive=True)
-        if isinstance(n, ast.UnaryOp) and isinstance(n.op, (ast.USub, ast.UAdd)):
-            v = build(n.operand)
-            return -v if isinstance(n.op, ast.USub) else v
-        if isinstance(n, ast.BinOp) and type(n.op) in binops:
-            return binops[type(n.op)](build(n.left), build(n.right))
-        if (isinstance(n, ast.BinOp) and isinstance(n.op, ast.Pow) and isinstance(n.right, ast.Constant)
-                and type(n.right.value) is int and 0 <= n.right.value <= 8):
-            return build(n.left) ** n.right.value
-        if (isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id in _SHAPE_FUNCS
-                and not n.keywords and 1 <= len(n.args) <= 8):
-            return _SHAPE_FUNCS[n.func.id](*[build(a) for a in n.args])
-        raise ValueError(f"not a size expression: {text[:80]!r} (unexpected {type(n).__name__})")
-
-    try:
-        return build(tree.body)
+        return build(tree)
     except RecursionError:
         raise ValueError(f"size expression nested too deeply: {text[:80]!r}") from None
 
