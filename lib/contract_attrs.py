@@ -1,11 +1,17 @@
 """The contract's attribute names on @main and its size limits: the one owner of these facts.
 
-Not a pass. symhlo-torch-symbolic-to-shape writes `symhlo.symbols` / `symhlo.arg_shapes` /
-`symhlo.result_shapes`, symhlo-lower-shape-assertions writes `symhlo.shape_assertions`,
+Not a pass. python/symhlo's export writes the contract (`symhlo.symbols`: the Dim ranges of the
+export call, narrowed by `inputs=`; `symhlo.arg_names` / `symhlo.arg_shapes` / `symhlo.relations`
+/ `symhlo.signature`) onto the torch-dialect @main right after import, in torch's symbol names,
+and renames them to the user's after the passes: the one channel a range travels on from the
+export call to the call-time check. symhlo-torch-symbolic-to-shape adds `symhlo.result_shapes`
+and the ranges of symbols no argument binds (data-dependent sizes; on torch IR without a contract
+it records them all), symhlo-lower-shape-assertions writes `symhlo.shape_assertions`,
 symhlo-lower-torch-runtime-asserts writes `symhlo.runtime_checks` (the messages of @main's last
 results, 0-d checks only the data decides),
-symhlo-fold-size-ranges and symhlo-prepare-for-iree read them, and python/symhlo/contract
-(write_contract, read_contract, the call-time checks) writes and reads them all: every one of
+symhlo-fold-size-ranges and symhlo-insert-call-checks-for-iree read them (symhlo-prepare-for-iree
+asks whether a function has them), and python/symhlo/contract
+(write_contract, rename_contract, read_contract, the call-time checks) writes and reads them all: every one of
 them imports the names from here, none spells them.
 
     func.func @main(%arg0: tensor<?x4xf32>) -> tensor<?x4xf32> attributes {
