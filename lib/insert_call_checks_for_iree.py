@@ -36,15 +36,15 @@ StableHLO artifact is not touched: this runs only in the IREE preparation.
 
 `symhlo.declaration` keeps the tensor declaration IREE would have recorded (with `f64` as `f32`
 under `demote-f64`), `symhlo.contract` the original `@main`'s signature and contract attributes:
-symhlo's own runtime reads both from a `.vmfb`. A size expression or relation outside the grammar
-checked here (+, -, *, //, %, Max, Min over symbols and integers) is listed in the reflection's
-`symhlo.unchecked` instead; symhlo's runtime still checks it. Functions without the contract
+symhlo's own runtime reads both from a `.vmfb`. Size expressions and relations are read by
+size_exprs.parse / parse_comparison (the one parser of the contract's text); one outside what is
+compiled here (+, -, *, //, %, Max, Min, floor, ceiling, / by a positive constant, over symbols and
+integers; one comparison per relation) is listed in the reflection's `symhlo.unchecked` instead; symhlo's runtime still checks it. Functions without the contract
 attributes (StableHLO from other exporters) are left as they are.
 """
 
 from __future__ import annotations
 
-import ast
 import json
 from dataclasses import dataclass
 
@@ -54,57 +54,67 @@ from .builder import OpBuilder
 from .registry import Pass
 from .contract_attrs import (ARG_NAMES, ARG_SHAPES, CONTRACT_ATTRS, RELATIONS, SYMBOLS, VMFB_CONTRACT,
                              VMFB_DECLARATION, VMFB_UNCHECKED, is_unbounded)
+from .size_exprs import key, parse, parse_comparison
 from .size_facts import main_function
 
 CHECKED_MAIN = "symhlo_checked_main"
-_BINOPS = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod)
-_CALLS = {"Max": "arith.maxsi", "Min": "arith.minsi", "max": "arith.maxsi", "min": "arith.minsi"}
-_FUNCTIONS = {*_CALLS, "Mod", "PythonMod", "FloorDiv", "floor", "ceiling"}
-_COMPARE = {ast.Eq: "eq", ast.NotEq: "ne", ast.Lt: "slt", ast.LtE: "sle", ast.Gt: "sgt", ast.GtE: "sge"}
+# The operations of size_exprs' text form compiled here (not `pow`), and the comparisons.
+_COMPILED = {"sym", "add", "sub", "mul", "truediv", "floordiv", "mod", "neg", "max", "min",
+             "floor", "ceiling"}
+_CALLS = {"max": "arith.maxsi", "min": "arith.minsi"}
+_COMPARE = {"eq": "eq", "ne": "ne", "lt": "slt", "le": "sle", "gt": "sgt", "ge": "sge"}
 
 
 class _Unsupported(Exception):
     """An expression outside the grammar this pass compiles."""
 
 
-def _parse(text: str) -> ast.AST:
+def _parse(text: str, comparison: bool = False):
+    """`text` (a size expression, or one comparison of two) as size_exprs' tree, when every
+    operation in it is one this pass compiles."""
     try:
-        node = ast.parse(text.replace(" mod ", " % "), mode="eval").body
-    except SyntaxError:
+        tree = (parse_comparison if comparison else parse)(text.replace(" mod ", " % "))
+    except ValueError:
         raise _Unsupported(text) from None
-    for n in ast.walk(node):
-        ok = (isinstance(n, (ast.BinOp, ast.UnaryOp, ast.Name, ast.Load, ast.Compare, ast.USub,
-                             ast.Call) + _BINOPS + tuple(_COMPARE))
-              or (isinstance(n, ast.Constant) and type(n.value) is int))
-        if not ok or (isinstance(n, ast.Call) and not (isinstance(n.func, ast.Name)
-                                                       and n.func.id in _FUNCTIONS and not n.keywords)):
-            raise _Unsupported(text)
-        if isinstance(n, ast.Compare) and len(n.ops) != 1:
-            raise _Unsupported(text)
-    return node
+    stack = [tree[1:]] if comparison else [[tree]]
+    while stack:
+        for e in stack.pop():
+            if isinstance(e, list):
+                if e[0] not in _COMPILED:
+                    raise _Unsupported(text)
+                if e[0] != "sym":
+                    stack.append(e[1:])
+    return tree
 
 
-def _names(node: ast.AST) -> set[str]:
-    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)
-            and not any(isinstance(c, ast.Call) and c.func is n for c in ast.walk(node))}
+def _is_symbol(e) -> bool:
+    return isinstance(e, list) and e[0] == "sym"
 
 
-def _linear(node: ast.AST, s: str) -> tuple[int, int] | None:
-    """(a, b) with node == a*s + b, when it is that form over one symbol s."""
-    if isinstance(node, ast.Constant):
-        return 0, node.value
-    if isinstance(node, ast.Name):
-        return (1, 0) if node.id == s else None
-    if isinstance(node, ast.UnaryOp):
-        f = _linear(node.operand, s)
+def _names(e) -> set[str]:
+    if not isinstance(e, list):
+        return set()
+    if e[0] == "sym":
+        return {e[1]}
+    return set().union(*(_names(a) for a in e[1:]))
+
+
+def _linear(e, s: str) -> tuple[int, int] | None:
+    """(a, b) with e == a*s + b, when it is that form over one symbol s."""
+    if isinstance(e, int):
+        return 0, e
+    if e[0] == "sym":
+        return (1, 0) if e[1] == s else None
+    if e[0] == "neg":
+        f = _linear(e[1], s)
         return None if f is None else (-f[0], -f[1])
-    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub, ast.Mult)):
-        l, r = _linear(node.left, s), _linear(node.right, s)
+    if e[0] in ("add", "sub", "mul"):
+        l, r = _linear(e[1], s), _linear(e[2], s)
         if l is None or r is None:
             return None
-        if isinstance(node.op, ast.Add):
+        if e[0] == "add":
             return l[0] + r[0], l[1] + r[1]
-        if isinstance(node.op, ast.Sub):
+        if e[0] == "sub":
             return l[0] - r[0], l[1] - r[1]
         if l[0] and r[0]:
             return None
@@ -113,7 +123,7 @@ def _linear(node: ast.AST, s: str) -> tuple[int, int] | None:
 
 
 class _Evaluator:
-    """Builds index arithmetic for size expressions over the bound symbols.
+    """Builds index arithmetic for size expressions (size_exprs trees) over the bound symbols.
 
     sympy spells `h // 2` as `floor(h/2)` and `(h + 1) // 2` as `floor(h/2 + 1/2)`: values are
     built as (numerator, denominator) pairs, exact rationals with an integer denominator, and
@@ -122,63 +132,54 @@ class _Evaluator:
     def __init__(self, b: OpBuilder, values: dict[str, ir.Value]):
         self.b, self.values = b, values
 
-    def __call__(self, node: ast.AST) -> ir.Value:
-        v, den = self.frac(node)
+    def __call__(self, e) -> ir.Value:
+        v, den = self.frac(e)
         if den != 1:
-            raise _Unsupported(ast.unparse(node))
+            raise _Unsupported(key(e))
         return v
 
-    def frac(self, node: ast.AST) -> tuple[ir.Value, int]:
+    def frac(self, e) -> tuple[ir.Value, int]:
         b = self.b
-        if isinstance(node, ast.Constant):
-            return b.const_index(node.value), 1
-        if isinstance(node, ast.Name):
-            return self.values[node.id], 1
-        if isinstance(node, ast.UnaryOp):
-            v, d = self.frac(node.operand)
+        if isinstance(e, int):
+            return b.const_index(e), 1
+        op, args = e[0], e[1:]
+        if op == "sym":
+            return self.values[args[0]], 1
+        if op == "neg":
+            v, d = self.frac(args[0])
             return b.index_op("arith.subi", b.const_index(0), v), d
-        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Div):
-            if not (isinstance(node.right, ast.Constant) and node.right.value > 0):
-                raise _Unsupported(ast.unparse(node))
-            v, d = self.frac(node.left)
-            return v, d * node.right.value
-        if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub, ast.Mult)):
-            (x, dx), (y, dy) = self.frac(node.left), self.frac(node.right)
-            if isinstance(node.op, ast.Mult):
+        if op == "truediv":
+            if not (isinstance(args[1], int) and args[1] > 0):
+                raise _Unsupported(key(e))
+            v, d = self.frac(args[0])
+            return v, d * args[1]
+        if op in ("add", "sub", "mul"):
+            (x, dx), (y, dy) = self.frac(args[0]), self.frac(args[1])
+            if op == "mul":
                 return b.index_op("arith.muli", x, y), dx * dy
             scale = lambda v, k: v if k == 1 else b.index_op("arith.muli", v, b.const_index(k))  # noqa: E731
-            op = "arith.addi" if isinstance(node.op, ast.Add) else "arith.subi"
-            return b.index_op(op, scale(x, dy), scale(y, dx)), dx * dy
-        if isinstance(node, ast.BinOp):   # // and %: integer operands
-            return self.integer_op(type(node.op).__name__, self(node.left), self(node.right)), 1
-        if isinstance(node, ast.Call):
-            name = node.func.id
-            if name in ("floor", "ceiling") and len(node.args) == 1:
-                v, d = self.frac(node.args[0])
-                if d == 1:
-                    return v, 1
-                div = "arith.floordivsi" if name == "floor" else "arith.ceildivsi"
-                return b.index_op(div, v, b.const_index(d)), 1
-            args = [self(a) for a in node.args]
-            if len(args) < 2 or (name not in ("Max", "Min", "max", "min") and len(args) != 2):
-                raise _Unsupported(ast.unparse(node))
-            out = args[0]
-            for a in args[1:]:
-                out = self.integer_op(name, out, a)
-            return out, 1
-        if isinstance(node, ast.Compare):
-            return b.cmpi(_COMPARE[type(node.ops[0])], self(node.left), self(node.comparators[0])), 1
-        raise _Unsupported(ast.unparse(node))
+            return b.index_op("arith.addi" if op == "add" else "arith.subi", scale(x, dy), scale(y, dx)), dx * dy
+        if op in ("floor", "ceiling"):
+            v, d = self.frac(args[0])
+            if d == 1:
+                return v, 1
+            div = "arith.floordivsi" if op == "floor" else "arith.ceildivsi"
+            return b.index_op(div, v, b.const_index(d)), 1
+        if op in ("floordiv", "mod", "max", "min"):   # integer operands
+            return self.integer_op(op, self(args[0]), self(args[1])), 1
+        if op in _COMPARE:
+            return b.cmpi(_COMPARE[op], self(args[0]), self(args[1])), 1
+        raise _Unsupported(key(e))
 
     def integer_op(self, name: str, x: ir.Value, y: ir.Value) -> ir.Value:
-        """Max / Min / floor division / Python's (floor) modulo of two integers."""
+        """max / min / floor division / Python's (floor) modulo of two integers."""
         b = self.b
         if name in _CALLS:
             return b.index_op(_CALLS[name], x, y)
         q = b.index_op("arith.floordivsi", x, y)
-        if name in ("FloorDiv", "floordiv"):
+        if name == "floordiv":
             return q
-        return b.index_op("arith.subi", x, b.index_op("arith.muli", y, q))   # Mod: x - y*floor(x/y)
+        return b.index_op("arith.subi", x, b.index_op("arith.muli", y, q))   # mod: x - y*floor(x/y)
 
 
 def _strings(func: ir.Operation, name: str) -> list:
@@ -235,25 +236,25 @@ class InsertCallChecksForIree(Pass):
             self._wrap(module, main)
 
     @staticmethod
-    def _relation_bound(node: ast.Compare, plain_at: dict, values: dict, ev: "_Evaluator"):
+    def _relation_bound(node: list, plain_at: dict, values: dict, ev: "_Evaluator"):
         """((input, axis), the size that axis must have) for a relation `s OP e` (or `e OP s`)
         whose symbol s is an input axis itself and whose element type the assert can name;
         None for `!=` and for anything else (checked by a cf.assert instead)."""
-        op, left, right = type(node.ops[0]), node.left, node.comparators[0]
-        flip = {ast.Lt: ast.Gt, ast.LtE: ast.GtE, ast.Gt: ast.Lt, ast.GtE: ast.LtE, ast.Eq: ast.Eq}
+        op, left, right = node
+        flip = {"lt": "gt", "le": "ge", "gt": "lt", "ge": "le", "eq": "eq"}
         if op not in flip:
             return None
         for sym, other, rel in ((right, left, flip[op]), (left, right, op)):
-            if not (isinstance(sym, ast.Name) and sym.id in plain_at) or sym.id in _names(other):
+            if not (_is_symbol(sym) and sym[1] in plain_at) or sym[1] in _names(other):
                 continue
-            b, v, e = ev.b, values[sym.id], ev(other)
-            if rel is ast.Eq:
-                return plain_at[sym.id], e
-            shift = {ast.Lt: -1, ast.Gt: 1}.get(rel, 0)
+            b, v, e = ev.b, values[sym[1]], ev(other)
+            if rel == "eq":
+                return plain_at[sym[1]], e
+            shift = {"lt": -1, "gt": 1}.get(rel, 0)
             if shift:
                 e = b.index_op("arith.addi", e, b.const_index(shift))
-            clamp = "arith.minsi" if rel in (ast.Lt, ast.LtE) else "arith.maxsi"
-            return plain_at[sym.id], b.index_op(clamp, v, e)
+            clamp = "arith.minsi" if rel in ("lt", "le") else "arith.maxsi"
+            return plain_at[sym[1]], b.index_op(clamp, v, e)
         return None
 
     def _wrap(self, module: ir.Module, main: ir.Operation) -> None:
@@ -316,10 +317,10 @@ class InsertCallChecksForIree(Pass):
         where: dict[str, str] = {}
         plain_at: dict[str, tuple[int, int]] = {}   # symbol -> the axis that is the symbol itself
         for k, axis, text, node in axes:   # a symbol from an axis that is the symbol itself
-            if isinstance(node, ast.Name) and node.id not in values:
-                values[node.id] = clamp(dims[(k, axis)], node.id)
-                where[node.id] = f"{arg_name[k]} axis {axis}"
-                plain_at[node.id] = (k, axis)
+            if _is_symbol(node) and node[1] not in values:
+                values[node[1]] = clamp(dims[(k, axis)], node[1])
+                where[node[1]] = f"{arg_name[k]} axis {axis}"
+                plain_at[node[1]] = (k, axis)
         for k, axis, text, node in axes:   # else from one that is a*s + b
             free = _names(node) - set(values) if node is not None else set()
             if len(free) == 1:
@@ -368,8 +369,8 @@ class InsertCallChecksForIree(Pass):
             tensors.append(imported)
         for text in relations:
             try:
-                node = _parse(text)
-                if not isinstance(node, ast.Compare) or not _names(node) <= set(values):
+                node = _parse(text, comparison=True)
+                if not _names(node) <= set(values):
                     raise _Unsupported(text)
                 ok = ev(node)
             except _Unsupported:

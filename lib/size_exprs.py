@@ -146,6 +146,20 @@ def parse(text: str) -> Expr:
     Raises:
       ValueError: anything else.
     """
+    return _parse_text(text, comparison=False)
+
+
+def parse_comparison(text: str) -> Expr:
+    """One comparison of two size expressions (`2*h <= n`) -> ["le", a, b] (eq, ne, lt, le, gt,
+    ge), the sides read as by `parse`. Chained comparisons and and / or / not are refused
+    (ValueError), like anything else."""
+    return _parse_text(text, comparison=True)
+
+
+_COMPARISONS = {"Eq": "eq", "NotEq": "ne", "Lt": "lt", "LtE": "le", "Gt": "gt", "GtE": "ge"}
+
+
+def _parse_text(text: str, comparison: bool) -> Expr:
     import ast
 
     if not isinstance(text, str) or len(text) > _MAX_TEXT:
@@ -186,7 +200,13 @@ def parse(text: str) -> Expr:
                 return out
         raise ValueError(f"not a size expression: {text[:80]!r} (unexpected {type(n).__name__})")
 
+    body = tree.body
     try:
-        return build(tree.body)
+        if not comparison:
+            return build(body)
+        if not (isinstance(body, ast.Compare) and len(body.ops) == 1
+                and type(body.ops[0]).__name__ in _COMPARISONS):
+            raise ValueError(f"not a size comparison: {text[:80]!r}")
+        return [_COMPARISONS[type(body.ops[0]).__name__], build(body.left), build(body.comparators[0])]
     except RecursionError:
         raise ValueError(f"size expression nested too deeply: {text[:80]!r}") from None

@@ -40,9 +40,10 @@ func.func @main(%x: tensor<?x4xf32>, %y: tensor<?x4xf32>) -> tensor<?x4xf32> att
 // -----
 
 // A symbol seen only through a derived axis is solved from it: h = (d - 1) floordiv 2, clamped;
-// unbounded: no upper clamp. A relation outside the grammar is listed as unchecked.
+// unbounded: no upper clamp. A relation outside the grammar (an unknown function, a power, a
+// chained comparison) is listed as unchecked.
 // CHECK-LABEL: func.func @main(
-// CHECK-SAME:    symhlo.unchecked = "[\22foo(h) > 1\22]"
+// CHECK-SAME:    symhlo.unchecked = "[\22foo(h) > 1\22, \22h**2 > 4\22, \22h < 2*h < 90\22]"
 // CHECK:         %[[D:.*]] = "hal.buffer_view.dim"
 // CHECK:         %[[M:.*]] = arith.subi %[[D]], %{{.*}}
 // CHECK:         %[[Q:.*]] = arith.floordivsi %[[M]], %{{.*}}
@@ -53,7 +54,8 @@ func.func @main(%x: tensor<?x4xf32>, %y: tensor<?x4xf32>) -> tensor<?x4xf32> att
 // CHECK:         call @symhlo_checked_main
 func.func @main(%x: tensor<?xf32>) -> tensor<?xf32> attributes {
     symhlo.symbols = {h = [2, 9223372036854775807]}, symhlo.arg_names = ["x"],
-    symhlo.arg_shapes = [["2*h + 1"]], symhlo.relations = ["foo(h) > 1"]} {
+    symhlo.arg_shapes = [["2*h + 1"]],
+    symhlo.relations = ["foo(h) > 1", "h**2 > 4", "h < 2*h < 90"]} {
   return %x : tensor<?xf32>
 }
 
