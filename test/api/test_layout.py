@@ -10,8 +10,8 @@ The checker is tested on small made-up packages first, so that it is known to fa
 
 lib/ (the compiler, symhlo.passes) below them: it imports MLIR only, builds at most five ops
 bypassing OpBuilder, and is the one owner of the contract's attribute names and of "unbounded"
-(lib/contract_attrs.py): no other file spells them. (Module names equal to pass names:
-test_registry.py.)
+(lib/contract_attrs.py): no other file spells them; lib/size_exprs.py is the one parser of the
+contract's size text. (Module names equal to pass names: test_registry.py.)
 """
 
 from __future__ import annotations
@@ -258,6 +258,16 @@ def test_contract_names_and_unbounded_have_one_owner():
     names = contract_attr_names(ROOT / "lib" / "contract_attrs.py")
     assert {"symhlo.symbols", "symhlo.arg_shapes", "symhlo.shape_assertions"} <= names
     assert second_owners(_sources(), names) == []
+
+
+def test_size_text_has_one_parser_in_lib():
+    """The contract's size text (symhlo.arg_shapes, relations) is parsed in one place,
+    lib/size_exprs.py: no other module of lib/ reads text with `ast` (symhlo-fold-size-ranges and
+    symhlo-insert-call-checks-for-iree walk its trees, contract.dims builds them as sympy)."""
+    readers = [path.name for path in sorted((ROOT / "lib").glob("*.py"))
+               for node in ast.walk(ast.parse(path.read_text()))
+               if isinstance(node, ast.Import) and any(a.name == "ast" for a in node.names)]
+    assert readers == ["size_exprs.py"]
 
 
 def test_lib_imports_mlir_only():
