@@ -272,7 +272,8 @@ def convert_torch_aten_cumsum(op: ir.Operation) -> bool:
 
     Larger or unbounded axes: a log-step (Hillis-Steele) scan, x += shift(x, k) for k = 1, 2,
     4, ... up to the bound (MAX_DIM_SIZE when unbounded), with shift(x, k) = `cat([zeros(min(k, n)),
-    x])[:n]`, exact for any n (a shift by k >= n adds zeros), O(n log n_max).
+    x])[:n]`, exact for any n (a shift by k >= n adds zeros), O(n log n_max); shift(x, 1) is
+    `constant_pad_nd(x, 1 zero in front)[:n]`.
 
     Why two forms: IREE 3.13 fails to compile a `concatenate` along a `?` axis whose operand's
     dispatch holds a widening `convert` ("'memref.alloca' op stack allocation size overflows 64
@@ -280,8 +281,8 @@ def convert_torch_aten_cumsum(op: ir.Operation) -> bool:
     Shifting by gathers instead compiles, but IREE fuses each gather's producer chain into it and
     compile time doubles per step (138 s CPU and 3 GB at n_max = 64); a `stablehlo.pad` + slice
     shift fails with "failed to resolve workgroup count hint". The triangle has neither problem.
-    An unbounded or > 1024 axis fed by a widening convert still hits the IREE failure (an
-    iree-compile error, never a wrong number).
+    Over an unbounded or > 1024 axis, only the first shift's `cat` has the widened input itself as
+    operand; padding it instead compiles (int32 -> int64 cumsum over max 10000 or unbounded axes).
     """
     x, dim, _dtype = op.operands
     axis = constant_int(dim)
@@ -340,8 +341,21 @@ def _cumsum_triangle(b: TorchBuilder, cur: ir.Value, axis: int, rank: int, sizes
 
 def _cumsum_scan(b: TorchBuilder, cur: ir.Value, axis: int, rank: int, sizes, rdtype: str,
                  bound: int) -> ir.Value:
-    k = 1
     n = sizes[axis]
+    if bound > 1:
+        # The first shift pads one zero in front (a static pad) instead of `cat`: IREE 3.13
+        # failed on a `cat` along a `?` axis of the widened input itself (int32 cumsum to int64
+        # over an axis of max 10000: "exceeded stack allocation limit ... 240064 bytes"; unbounded:
+        # "stack allocation size overflows 64 bits"). The later shifts' `cat`s of sums compile.
+        pads = [0] * (2 * (rank - axis))
+        pads[-2] = 1   # torch's pad list runs from the last axis: (low, high) of `axis` is last
+        grown = list(sizes)
+        grown[axis] = None if n is None else n + 1
+        padded = b.create("torch.aten.constant_pad_nd", [_vtensor(grown, rdtype)],
+                          [cur, b.list([b.int(p) for p in pads], "int"), b.int(0)]).result
+        shifted = b.slice(padded, axis, b.int(0), b.size(cur, axis), cur.type)
+        cur = b.create("torch.aten.add.Tensor", [cur.type], [cur, shifted, b.int(1)]).result
+    k = 2
     while k < bound:
         # The zeros block is min(k, n) long, never k: a static block of k = 2^30 elements (an
         # unbounded axis' last steps) was allocated at module load (RESOURCE_EXHAUSTED, Llama

@@ -337,6 +337,32 @@ def test_cumsum_along_unbounded_axes():
                  (randn(2, 3, 40), randn(2, 33))], rtol=1e-5, atol=1e-5)
 
 
+class WideningCumsum(nn.Module):
+    """Integer cumsums that widen to int64 over long `?` axes (the log-step scan past 1024):
+    iree-compile failed on the scan's `cat` of the widened input ("exceeded stack allocation
+    limit" at max 10000, "overflows 64 bits" unbounded)."""
+
+    def forward(self, x, u):
+        return (torch.cumsum(x, 0, dtype=torch.int64), (x > 0).int().cumsum(0),
+                torch.cumsum(u, 0, dtype=torch.int64))
+
+
+def test_widening_integer_cumsum_over_long_axes():
+    import symhlo
+    from torch.export import Dim
+
+    m = WideningCumsum()
+    for n_dim in (Dim("n", min=1, max=10000), Dim("n", min=1)):
+        cm = symhlo.compile(m, (torch.ones(8, 3, dtype=torch.int32), torch.ones(8, dtype=torch.uint8)),
+                            dynamic_shapes=({0: n_dim}, {0: n_dim}))
+        for n in (1, 4097, 10000):
+            g = torch.Generator().manual_seed(n)
+            x = torch.randint(-2**31, 2**31 - 1, (n, 3), dtype=torch.int32, generator=g)
+            u = torch.randint(0, 256, (n,), generator=g).to(torch.uint8)
+            for i, (got, ref) in enumerate(zip(cm(x, u), m(x, u))):
+                assert got.dtype == ref.dtype and torch.equal(got, ref), (n_dim, n, i)
+
+
 def test_dynamic_kernel_and_failed_retrace_are_refused_by_name():
     """A convolution whose kernel axes are `?` (a weight exported as a dynamic input) and an op
     torch cannot retrace for decomposition (resize_as_) raise UnsupportedOpError naming the op
