@@ -58,6 +58,13 @@ def _index(n, like):
     return torch.arange(n, device=like.device)
 
 
+def _diag(m):
+    """The diagonal of (..., n, n) as a masked row sum (torch.diagonal's n * n flattening made
+    IREE 3.13 place a size computation shared with a loop outside any execution region)."""
+    idx = _index(m.shape[-1], m)
+    return (m * (idx.unsqueeze(-1) == idx).to(m.dtype)).sum(-1)
+
+
 def cholesky(a, upper: bool = False):
     """aten.linalg_cholesky ==> the left-looking Cholesky loop above; upper: its transpose."""
     def cond(j, low, a):
@@ -90,8 +97,9 @@ def solve_triangular(a, b, *, upper: bool, left: bool = True, unitriangular: boo
 
     def body(t, x, a, b):
         idx = _index(a.shape[-1], a)
-        i = a.shape[-1] - 1 - t if upper else t
-        e = (idx == i).to(a.dtype)
+        # row n - 1 - t for upper: the flipped index (a size minus a tensor made an
+        # aten.sub.Tensor of a !torch.int, which torch-mlir's backend pipeline rejects)
+        e = ((idx.flip(0) if upper else idx) == t).to(a.dtype)
         row = _row(a, e)                                   # (..., n)
         rhs = (b * e.unsqueeze(-1)).sum(-2)                # b[..., i, :]: (..., k)
         acc = (row.unsqueeze(-1) * x).sum(-2)              # x's other rows (row i of x is 0)
@@ -104,42 +112,69 @@ def solve_triangular(a, b, *, upper: bool, left: bool = True, unitriangular: boo
     return x
 
 
-def lu_factor(a):
-    """Partial-pivoting LU of (..., n, n) as LAPACK's getrf: (LU packed, unit L below the
-    diagonal and U on and above it; pivots (..., n) int32, 1-based: row k was swapped with row
-    pivots[k] - 1 at step k; the number of row swaps (...,) int64). The pivot is the first row
-    of largest |a[i, k]|, i >= k (isamax's choice)."""
-    n = a.shape[-1]
-    idx = _index(n, a)
-    if _empty(a):   # 0 x 0: nothing to pivot (argmax over no rows cannot be traced)
-        return a.clone(), torch.zeros(a.shape[:-1], dtype=torch.int32, device=a.device), \
-            torch.zeros(a.shape[:-2], dtype=torch.int64, device=a.device)
-    piv0 = torch.zeros(a.shape[:-1], dtype=torch.int64, device=a.device)
+def _steps(a):
+    """min(r, c) of (..., r, c), without a guard when the matrices are provably square."""
+    return a.shape[-1] if _square(a) else torch.sym_min(a.shape[-2], a.shape[-1])
 
-    def cond(k, m, piv):
-        return k < n
 
-    def body(k, m, piv):
-        ek = (idx == k).to(a.dtype)
-        col = _col(m, ek)
-        mag = torch.where(idx >= k, col.abs(), torch.full_like(col, -1.0))
-        p = mag.argmax(-1, keepdim=True)                   # (..., 1)
-        ep = (idx == p).to(a.dtype)
+def _getrf(a):
+    """Partial-pivoting LU of (..., r, c) as LAPACK's getrf: (LU packed: unit L below the
+    diagonal and U on and above it; the row interchanges as a one-hot (..., min(r, c), r)
+    matrix, pv[k, p] = 1: row k was swapped with row p at step k). The pivot is the first row of
+    largest |a[i, k]|, i >= k (isamax's choice)."""
+    def cond(k, m, pv):
+        return k < torch.sym_min(m.shape[-2], m.shape[-1])
+
+    def body(k, m, pv):
+        rows, cols = _index(m.shape[-2], m), _index(m.shape[-1], m)
+        ek, ck = (rows == k).to(m.dtype), (cols == k).to(m.dtype)
+        col = _col(m, ck)
+        mag = torch.where(rows >= k, col.abs(), torch.full_like(col, -1.0))
+        ep = (rows == mag.argmax(-1, keepdim=True)).to(m.dtype)
         rk, rp = _row(m, ek), _row(m, ep)
         m = m + (ek - ep).unsqueeze(-1) * (rp - rk).unsqueeze(-2)   # rows k and p swapped
-        piv = torch.where(idx == k, p, piv)
+        pv = pv + ek.unsqueeze(-1) * ep.unsqueeze(-2)               # pv[k, p] = 1
         row_k = _row(m, ek)
-        pivot = (row_k * ek).sum(-1, keepdim=True)         # (..., 1)
-        below = (idx > k).to(a.dtype)
+        pivot = (row_k * ck).sum(-1, keepdim=True)         # (..., 1)
+        below, right = (rows > k).to(m.dtype), (cols > k).to(m.dtype)
         # a zero pivot (singular a) leaves the column unscaled, as getf2 does: det is then 0
         zero = pivot == 0
-        l = torch.where(zero, 0.0, _col(m, ek) / torch.where(zero, 1.0, pivot)) * below
-        m = m - l.unsqueeze(-1) * (row_k * below).unsqueeze(-2) + l.unsqueeze(-1) * ek
-        return k + 1, m, piv
+        col_k = _col(m, ck) * below
+        l = torch.where(zero, 0.0, col_k / torch.where(zero, 1.0, pivot))
+        # rows below k: columns right of k eliminated, column k replaced by the multipliers
+        m = m - l.unsqueeze(-1) * (row_k * right).unsqueeze(-2) + (l - col_k).unsqueeze(-1) * ck
+        return k + 1, m, pv
 
-    _, m, piv = while_loop(cond, body, (torch.zeros((), dtype=torch.int64), a.clone(), piv0))
-    swaps = (piv != idx).sum(-1)
-    return m, (piv + 1).to(torch.int32), swaps
+    # The interchanges ride in the loop as a one-hot (..., r, r) matrix of a's dtype: IREE
+    # 3.13's stream conversion failed on a loop carrying an integer (..., n) pivot vector beside
+    # the matrix ("region successor needs 8 inputs").
+    r = a.shape[-2]
+    pv0 = torch.zeros((*a.shape[:-2], r, r), dtype=a.dtype, device=a.device)
+    _, m, pv = while_loop(cond, body, (torch.zeros((), dtype=torch.int64), a.clone(), pv0))
+    return m, (pv if _square(a) else pv[..., :_steps(a), :])
+
+
+def lu_factor(a):
+    """getrf of (..., r, c): (LU packed; pivots (..., min(r, c)) int32, 1-based: row k was
+    swapped with row pivots[k] - 1 at step k; the number of row swaps (...,) int64)."""
+    steps = _steps(a)
+    if _known_zero(a.shape[-1]) or _known_zero(a.shape[-2]):
+        # nothing to pivot (argmax over no rows cannot be traced)
+        return a.clone(), torch.zeros((*a.shape[:-2], steps), dtype=torch.int32, device=a.device), \
+            torch.zeros(a.shape[:-2], dtype=torch.int64, device=a.device)
+    m, pv = _getrf(a)
+    on_diag = (_index(steps, a).unsqueeze(-1) == _index(a.shape[-2], a)).to(a.dtype)
+    swaps = ((pv * on_diag).sum(-1) == 0).sum(-1)
+    return m, (pv.argmax(-1) + 1).to(torch.int32), swaps
+
+
+def lu_info(m):
+    """getrf's `info` from the packed LU (..., r, c): the first k (1-based) with U[k, k] == 0,
+    else 0 (int32)."""
+    rows, cols = _index(m.shape[-2], m), _index(m.shape[-1], m)
+    zero = ((m == 0) & (rows.unsqueeze(-1) == cols)).any(-1)     # (..., r): U[k, k] == 0
+    first = zero.to(torch.int32).argmax(-1)
+    return torch.where(zero.any(-1), first + 1, 0).to(torch.int32)
 
 
 def gauss_jordan(a, b):
@@ -211,13 +246,13 @@ def det(a):
     """aten.linalg_det ==> (-1)^swaps * prod(diag(U))."""
     m, _, swaps = lu_factor(a)
     sign = 1.0 - 2.0 * torch.remainder(swaps, 2).to(a.dtype)
-    return sign * torch.diagonal(m, dim1=-2, dim2=-1).prod(-1)
+    return sign * _diag(m).prod(-1)
 
 
 def slogdet(a):
     """aten.linalg_slogdet ==> (sign, log|det|) from the LU diagonal."""
     m, _, swaps = lu_factor(a)
-    diag = torch.diagonal(m, dim1=-2, dim2=-1)
+    diag = _diag(m)
     sign = (1.0 - 2.0 * torch.remainder(swaps, 2).to(a.dtype)) * torch.sign(diag).prod(-1)
     return sign, diag.abs().log().sum(-1)
 
@@ -252,25 +287,28 @@ def cholesky_inverse(factor, upper: bool = False):
     return cholesky_solve(eye, factor, upper)
 
 
-def _perm_from_pivots(piv):
-    """LAPACK's 1-based sequential interchanges (..., n) -> the permutation perm (..., n) with
-    (L U)[i] = a[perm[i]]: a loop applying the swaps in order."""
-    n = piv.shape[-1]
-    perm0 = torch.arange(n, device=piv.device).expand(piv.shape).clone()
+def _interchanges(pivots, r, dtype):
+    """LAPACK's 1-based pivots (..., k) ==> the one-hot (..., k, r) interchange matrix of _getrf."""
+    return (pivots.to(torch.int64).unsqueeze(-1) - 1 == _index(r, pivots)).to(dtype)
 
-    def cond(k, perm, piv):
-        return k < piv.shape[-1]
 
-    def body(k, perm, piv):
-        idx = torch.arange(piv.shape[-1], device=piv.device)
-        ik = idx == k
-        p = ((piv.to(torch.int64) - 1) * ik).sum(-1, keepdim=True)
-        ip = idx == p
-        pk, pp = (perm * ik).sum(-1, keepdim=True), (perm * ip).sum(-1, keepdim=True)
-        return k + 1, torch.where(ik, pp, torch.where(ip, pk, perm)), piv.clone()
+def _row_permutation(pv):
+    """The one-hot interchanges pv (..., k, r) ==> Q (..., r, r) with Q a = L U (Q = P^T): the
+    identity with the swaps applied in order, one per iteration."""
+    r = pv.shape[-1]
+    q0 = torch.eye(r, dtype=pv.dtype, device=pv.device).expand(*pv.shape[:-2], r, r).clone()
 
-    _, perm, _ = while_loop(cond, body, (torch.zeros((), dtype=torch.int64), perm0, piv))
-    return perm
+    def cond(k, q, pv):
+        return k < pv.shape[-2]
+
+    def body(k, q, pv):
+        ek = (_index(pv.shape[-1], pv) == k).to(pv.dtype)
+        ep = _row(pv, (_index(pv.shape[-2], pv) == k).to(pv.dtype))     # pv[k, :]
+        rk, rp = _row(q, ek), _row(q, ep)
+        return k + 1, q + (ek - ep).unsqueeze(-1) * (rp - rk).unsqueeze(-2), pv.clone()
+
+    _, q, _ = while_loop(cond, body, (torch.zeros((), dtype=torch.int64), q0, pv))
+    return q
 
 
 def _empty(a) -> bool:
@@ -280,6 +318,13 @@ def _empty(a) -> bool:
     return statically_known_true(a.shape[-1] == 0)
 
 
+def _known_zero(size) -> bool:
+    """Whether a size is provably 0."""
+    from torch.fx.experimental.symbolic_shapes import statically_known_true
+
+    return statically_known_true(size == 0)
+
+
 def _square(a) -> bool:
     """Whether a's last two sizes are provably equal (asking would guard on the example's)."""
     from torch.fx.experimental.symbolic_shapes import statically_known_true
@@ -287,39 +332,62 @@ def _square(a) -> bool:
     return statically_known_true(a.shape[-1] == a.shape[-2])
 
 
-def _unpack(m, perm):
-    """(P, L, U) with a = P L U from the packed LU and the permutation."""
-    n = m.shape[-1]
-    idx = _index(n, m)
-    p = (perm.unsqueeze(-2) == idx.unsqueeze(-1)).to(m.dtype)     # P[r, c] = perm[c] == r
-    eye = torch.eye(n, dtype=m.dtype, device=m.device)
-    return p, m.tril(-1) + eye, m.triu()
+def _unpack_data(m):
+    """(L, U) of the packed (..., r, c) LU: L (..., r, k) unit lower, U (..., k, c) upper."""
+    r, c = m.shape[-2], m.shape[-1]
+    if _square(m):
+        low, up = m, m
+    else:
+        k = _steps(m)
+        low, up = m[..., :, :k], m[..., :k, :]
+    eye = (_index(r, m).unsqueeze(-1) == _index(low.shape[-1], m)).to(m.dtype)
+    return low.tril(-1) + eye, up.triu()
 
 
 def lu_unpack(lu_data, pivots, unpack_data: bool = True, unpack_pivots: bool = True):
-    """aten.lu_unpack ==> (P, L, U) for a square LU."""
-    if not _square(lu_data) or not (unpack_data and unpack_pivots):
-        return NotImplemented
-    return _unpack(lu_data, _perm_from_pivots(pivots))
+    """aten.lu_unpack ==> (P, L, U); a part not unpacked is an empty (0,) tensor, as torch's."""
+    empty = lu_data.new_zeros((0,))
+    low, up = _unpack_data(lu_data) if unpack_data else (empty, empty)
+    if not unpack_pivots:
+        return empty, low, up
+    pv = _interchanges(pivots, lu_data.shape[-2], lu_data.dtype)
+    return _row_permutation(pv).mT, low, up
 
 
 def linalg_lu(a, *, pivot: bool = True):
-    """aten.linalg_lu ==> (P, L, U) of a square matrix (partial pivoting)."""
-    if not pivot or not _square(a):
+    """aten.linalg_lu ==> (P, L, U) with a = P L U (partial pivoting)."""
+    if not pivot:
+        return NotImplemented
+    if _known_zero(a.shape[-1]) or _known_zero(a.shape[-2]):
+        return NotImplemented
+    m, pv = _getrf(a)
+    return (_row_permutation(pv).mT, *_unpack_data(m))
+
+
+def linalg_lu_factor_ex(a, *, pivot: bool = True, check_errors: bool = False):
+    """aten.linalg_lu_factor_ex ==> (LU, pivots, info): info is getrf's (the first zero pivot,
+    1-based, else 0)."""
+    if not pivot:
         return NotImplemented
     m, piv, _ = lu_factor(a)
-    return _unpack(m, _perm_from_pivots(piv))
+    return m, piv, lu_info(m)
 
 
 def lu_solve(lu_data, pivots, b, *, left: bool = True, adjoint: bool = False):
-    """aten.linalg_lu_solve ==> P^T b, then the unit-lower and upper substitutions."""
-    if not left or adjoint:
-        return NotImplemented
-    perm = _perm_from_pivots(pivots)
+    """aten.linalg_lu_solve ==> a x = b with a = P L U: x = U^-1 L^-1 P^T b (left); with
+    adjoint a^T x = b: x = P L^-T U^-T b; right-hand forms by transposition."""
+    if not left:   # x a = b  <=>  a^T x^T = b^T
+        return lu_solve(lu_data, pivots, b.mT, adjoint=not adjoint).mT
     n = lu_data.shape[-1]
-    onehot = (perm.unsqueeze(-1) == _index(n, lu_data)).to(b.dtype)   # row i picks b[perm[i]]
-    y = solve_triangular(lu_data, onehot @ b, upper=False, unitriangular=True)
-    return solve_triangular(lu_data, y, upper=True)
+    batch = torch.broadcast_shapes(lu_data.shape[:-2], b.shape[:-2])
+    lu_data, b = lu_data.expand(*batch, n, n), b.expand(*batch, *b.shape[-2:])
+    q = _row_permutation(_interchanges(pivots.expand(*batch, n), n, lu_data.dtype))
+    if not adjoint:
+        y = solve_triangular(lu_data, q @ b, upper=False, unitriangular=True)
+        return solve_triangular(lu_data, y, upper=True)
+    z = solve_triangular(lu_data.mT, b, upper=False)
+    y = solve_triangular(lu_data.mT, z, upper=True, unitriangular=True)
+    return q.mT @ y
 
 
 def linalg_decompositions() -> dict[torch._ops.OpOverload, Callable]:
@@ -341,4 +409,5 @@ def linalg_decompositions() -> dict[torch._ops.OpOverload, Callable]:
         aten.linalg_lu.default: linalg_lu,
         aten.linalg_lu_solve.default: lu_solve,
         aten.linalg_lu_factor.default: linalg_lu_factor,
+        aten.linalg_lu_factor_ex.default: linalg_lu_factor_ex,
     }
