@@ -145,13 +145,17 @@ ROWS: tuple[Row, ...] = (
          "test_spectral.py::test_fft_family_round_trips",
          "test_spectral.py::test_rfft_length_stays_dynamic")),
     Row("op", "linear algebra",
-        "linalg.solve (Gauss-Jordan with partial pivoting) and linalg.cholesky (lower, upper; of an "
-        "input or of a matrix computed in the program) as stablehlo.while loops over a `?` size, "
-        "with `?` batch (det / slogdet / lu_factor: valid StableHLO that IREE 3.13 fails to compile)",
+        "linalg.solve (Gauss-Jordan with partial pivoting), linalg.cholesky (lower, upper; of an "
+        "input or of a matrix computed in the program), det / slogdet / lu_factor (getrf loop, "
+        "pivots exact), lu_factor + lu_solve, solve_triangular as stablehlo.while loops over a `?` "
+        "size, with `?` batch",
         ("test_linalg.py::test_solve_with_dynamic_batch",
          "test_linalg.py::test_cholesky_with_dynamic_batch_and_size",
          "test_linalg.py::test_cholesky_of_a_computed_matrix",
-         "test_linalg.py::test_factorization_is_a_loop_over_the_dynamic_size")),
+         "test_linalg.py::test_factorization_is_a_loop_over_the_dynamic_size",
+         "test_linalg.py::test_lu_family_with_dynamic_batch_and_size",
+         "test_linalg.py::test_lu_solve_with_dynamic_batch_and_size",
+         "test_linalg.py::test_solve_triangular_with_dynamic_batch_and_size")),
     Row("op", "creation",
         "arange / full / zeros / ones / new_zeros / empty with symbolic sizes; tril / triu; cumsum "
         "(also over unbounded axes)",

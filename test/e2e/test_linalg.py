@@ -58,3 +58,55 @@ def test_factorization_is_a_loop_over_the_dynamic_size():
     text = symhlo.export(Cholesky(), (spd(4, 6),), dynamic_shapes=spec).text
     assert "stablehlo.while" in text and "tensor<?x?x?xf32>" in text
     assert "custom_call" not in text and "stablehlo.cholesky" not in text
+
+
+class LUFamily(torch.nn.Module):
+    def forward(self, a):                           # (b, n, n)
+        lu, piv = torch.linalg.lu_factor(a)
+        sign, logabs = torch.linalg.slogdet(a)
+        return torch.linalg.det(a), sign, logabs, lu, piv
+
+
+def test_lu_family_with_dynamic_batch_and_size():
+    """det / slogdet / lu_factor (pivots exact) from one module: three getrf loops over `?` b
+    and n."""
+    n = Dim("n", min=2, max=64)
+    spec = ({0: Dim("b", min=1, max=64), 1: n, 2: n},)
+    gen = torch.Generator().manual_seed(0)
+    sizes = [(torch.randn(k, m, m, generator=gen),) for k, m in ((1, 2), (3, 5), (6, 9))]
+    check_model("linalg LU family", LUFamily(), (torch.randn(4, 6, 6),), spec, sizes,
+                rtol=1e-4, atol=1e-4)
+
+
+class LUSolve(torch.nn.Module):
+    def forward(self, a, rhs):                      # (b, n, n), (b, n, 2)
+        lu, piv = torch.linalg.lu_factor(a)
+        return torch.linalg.lu_solve(lu, piv, rhs)
+
+
+class TriangularSolve(torch.nn.Module):
+    def forward(self, a, rhs):                      # (b, n, n), (b, n, 2)
+        return torch.linalg.solve_triangular(a.triu() + 4 * torch.eye(a.shape[-1]), rhs, upper=True)
+
+
+def _solve_sizes():
+    gen = torch.Generator().manual_seed(1)
+    return [(torch.randn(k, m, m, generator=gen), torch.randn(k, m, 2, generator=gen))
+            for k, m in ((1, 2), (3, 5), (6, 9))]
+
+
+def _solve_spec():
+    n = Dim("n", min=2, max=64)
+    return ({0: Dim("b", min=1, max=64), 1: n, 2: n}, {0: Dim("b", min=1, max=64), 1: n})
+
+
+def test_lu_solve_with_dynamic_batch_and_size():
+    """lu_factor then lu_solve: the getrf loop, the row-permutation loop and two substitutions."""
+    check_model("linalg.lu_solve", LUSolve(), (torch.randn(4, 6, 6), torch.randn(4, 6, 2)),
+                _solve_spec(), _solve_sizes(), rtol=1e-4, atol=1e-4)
+
+
+def test_solve_triangular_with_dynamic_batch_and_size():
+    check_model("linalg.solve_triangular", TriangularSolve(),
+                (torch.randn(4, 6, 6), torch.randn(4, 6, 2)), _solve_spec(), _solve_sizes(),
+                rtol=1e-4, atol=1e-4)
