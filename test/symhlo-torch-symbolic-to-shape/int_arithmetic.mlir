@@ -400,6 +400,26 @@ func.func @seed_expand(%arg0: !torch.vtensor<[?,3,224,224],f32>) -> !torch.vtens
 
 // -----
 
+// A contract already on the function (symhlo.export writes it right after import: s77 narrowed
+// to [3, 40] by inputs=) keeps its ranges and argument shapes; only the symbol no argument binds
+// (u0, a data-dependent size) is added, with torch's range.
+// CHECK-LABEL: func @contract_keeps_its_ranges
+// CHECK-SAME:    symhlo.arg_shapes = {{\[}}["s77", "3"]]
+// CHECK-SAME:    symhlo.result_shapes = {{\[}}["u0", "2"]]
+// CHECK-SAME:    symhlo.symbols = {s77 = [3, 40], u0 = [0, 9223372036854775806]}
+// CHECK-NOT:     torch.symbolic_int
+func.func @contract_keeps_its_ranges(%arg0: !torch.vtensor<[?,3],f32>) -> !torch.vtensor<[?,2],si64>
+    attributes {symhlo.symbols = {s77 = [3, 40]}, symhlo.arg_shapes = [["s77", "3"]]} {
+  %0 = torch.symbolic_int "s77" {min_val = 2, max_val = 64} : !torch.int
+  %1 = torch.symbolic_int "u0" {min_val = 0, max_val = 9223372036854775806} : !torch.int
+  torch.bind_symbolic_shape %arg0, [%0], affine_map<()[s0] -> (s0, 3)> : !torch.vtensor<[?,3],f32>
+  %2 = torch.aten.nonzero %arg0 : !torch.vtensor<[?,3],f32> -> !torch.vtensor<[?,2],si64>
+  torch.bind_symbolic_shape %2, [%1], affine_map<()[s0] -> (s0, 2)> : !torch.vtensor<[?,2],si64>
+  return %2 : !torch.vtensor<[?,2],si64>
+}
+
+// -----
+
 func.func @size_failure_non_constant_dim(%arg0: !torch.vtensor<[?,3],f32>, %arg1: !torch.int) -> !torch.int {
   // expected-error@+1 {{dimension must be a constant}}
   %n = torch.aten.size.int %arg0, %arg1 : !torch.vtensor<[?,3],f32>, !torch.int -> !torch.int
