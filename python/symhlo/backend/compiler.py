@@ -223,6 +223,8 @@ class CompiledModule:
         self.times = times or {}
         self._local = threading.local()
         self._driver = TARGETS[target][1]
+        self._twin: CompiledModule | None = None   # see _empty_input_twin
+        self._twin_lock = threading.Lock()
         # With f64->f32 demotion (IREE's default, which symhlo turns off unless the user's
         # iree_flags ask for it) the module takes and returns f32 where the model has f64.
         # Cast at the boundary to keep torch's types.
@@ -327,6 +329,8 @@ class CompiledModule:
             for spec, t in zip(self.variants[k].symbols.inputs, tensors):
                 if t.device.type != "cpu":
                     raise DeviceError(f"{spec.name}: tensor is on {t.device}, but the module runs on cpu")
+        if self.target == "vulkan" and any(t.numel() == 0 for t in tensors):
+            return self._empty_input_twin(k, tensors).call_tensors(*tensors)
         casts = self._in_casts[k]
         if casts:
             tensors = [t.to(casts[i]) if i in casts else t for i, t in enumerate(tensors)]
@@ -349,6 +353,36 @@ class CompiledModule:
 
             return pytree.tree_unflatten(outs, self.out_spec)
         return outs[0] if len(outs) == 1 else tuple(outs)
+
+    def _empty_input_twin(self, k: int, tensors) -> "CompiledModule":
+        """The CPU module that runs a Vulkan module's calls with an empty input tensor.
+
+        IREE 3.13's Vulkan driver refuses every dispatch that binds a 0-byte buffer, even one with
+        no work to do ("Vulkan dispatch binding 0 resolved to an empty buffer range": `x * 2` or
+        `x.sum(0)` of a 0-row x), while what a computation over an empty input returns is empty
+        or a few reduction identities. Such calls run on an llvm-cpu build of the same StableHLO,
+        compiled on the first one. A module without its StableHLO (loaded from a file, or built
+        per profile) refuses them, naming the empty input.
+        """
+        with self._twin_lock:
+            if self._twin is None:
+                if self.stablehlo is None or len(self.variants) != 1:
+                    spec, t = next((s, t) for s, t in zip(self.variants[k].symbols.inputs, tensors)
+                                   if t.numel() == 0)
+                    axis = list(t.shape).index(0)
+                    raise DeviceError(
+                        f"{spec.name}: axis {axis} is 0 (shape {tuple(t.shape)}); IREE 3.13's "
+                        "Vulkan driver cannot bind an empty buffer to a dispatch, and this module "
+                        "has no StableHLO to build the CPU module symhlo runs such calls on (it was "
+                        "loaded from a file or compiled per profile): call it with non-empty "
+                        "tensors, or compile it in this process")
+                _bump("empty_input_cpu_compiles")
+                v = self.variants[0]
+                vmfb = compile_to_vmfb(self.stablehlo, "cpu")
+                self._twin = CompiledModule(vmfb, self.symbols, target="cpu", in_spec=self.in_spec,
+                                            out_spec=self.out_spec, stablehlo=self.stablehlo,
+                                            variants=[Variant(vmfb, v.symbols, None, v.out_dtypes)])
+            return self._twin
 
     # -- persistence ----------------------------------------------------------------------------
 
