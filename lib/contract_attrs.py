@@ -26,8 +26,11 @@ them imports the names from here, none spells them.
 
 A symbol without a max has UNBOUNDED (i64's max) as its max; `is_unbounded` is the one test
 for "no max" (it also reads the large finite spellings torch uses for infinity as unbounded).
-MAX_DIM_SIZE is the largest size any axis may have at a call.
+MAX_DIM_SIZE is the largest size any axis may have at a call. `symbol_ranges` is the one reader
+of `symhlo.symbols`.
 """
+
+from torch_mlir import ir
 
 SYMBOLS = "symhlo.symbols"
 ARG_NAMES = "symhlo.arg_names"
@@ -63,3 +66,18 @@ MAX_DIM_SIZE = 2**31 - 1
 def is_unbounded(bound: int | None) -> bool:
     """True when `bound` (a symbol's max, or the magnitude of a range's end) means "no bound"."""
     return bound is None or abs(bound) >= _UNBOUNDED_FROM
+
+
+def symbol_ranges(func) -> dict[str, tuple[int, int | None]]:
+    """`func`'s `symhlo.symbols` as {name: (min, max or None for no max)}; {} without it.
+
+    Raises:
+      ValueError, TypeError: the attribute is not a dictionary of [min, max] integer pairs.
+    """
+    if SYMBOLS not in func.attributes:
+        return {}
+    ranges = {}
+    for named in ir.DictAttr(func.attributes[SYMBOLS]):
+        lo, hi = (ir.IntegerAttr(x).value for x in ir.ArrayAttr(named.attr))
+        ranges[named.name] = (lo, None if is_unbounded(hi) else hi)
+    return ranges

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from torch_mlir import ir
 
 from .builder import OpBuilder, apply_patterns, comparison_direction
-from .contract_attrs import ARG_SHAPES, MAX_DIM_SIZE, SYMBOLS
+from .contract_attrs import ARG_SHAPES, MAX_DIM_SIZE, symbol_ranges
 from .ir_util import defining_op, remove_dead_ops
 from .registry import Pass
 from .size_exprs import parse
@@ -99,11 +99,8 @@ def _contract_ranges(func: ir.Operation) -> list[list[Interval]] | None:
     attrs = func.attributes
     if ARG_SHAPES not in attrs:
         return None
-    ranges: dict[str, Interval] = {}
-    if SYMBOLS in attrs:
-        for named in ir.DictAttr(attrs[SYMBOLS]):
-            lo, hi = (ir.IntegerAttr(x).value for x in ir.ArrayAttr(named.attr))
-            ranges[named.name] = (lo, min(hi, MAX_DIM_SIZE))
+    ranges: dict[str, Interval] = {s: (lo, MAX_DIM_SIZE if hi is None else min(hi, MAX_DIM_SIZE))
+                                   for s, (lo, hi) in symbol_ranges(func).items()}
     out = []
     for shape in ir.ArrayAttr(attrs[ARG_SHAPES]):
         out.append([_expr_interval(ir.StringAttr(e).value, ranges) for e in ir.ArrayAttr(shape)])

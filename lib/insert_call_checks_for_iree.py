@@ -52,8 +52,8 @@ from torch_mlir import ir
 
 from .builder import OpBuilder
 from .registry import Pass
-from .contract_attrs import (ARG_NAMES, ARG_SHAPES, CONTRACT_ATTRS, RELATIONS, SYMBOLS, VMFB_CONTRACT,
-                             VMFB_DECLARATION, VMFB_UNCHECKED, is_unbounded)
+from .contract_attrs import (ARG_NAMES, ARG_SHAPES, CONTRACT_ATTRS, RELATIONS, VMFB_CONTRACT,
+                             VMFB_DECLARATION, VMFB_UNCHECKED, symbol_ranges)
 from .size_exprs import key, parse, parse_comparison
 from .size_facts import main_function
 
@@ -267,11 +267,7 @@ class InsertCallChecksForIree(Pass):
         shapes = [[ir.StringAttr(s).value for s in ir.ArrayAttr(a)]
                   for a in ir.ArrayAttr(main.attributes[ARG_SHAPES])] \
             if ARG_SHAPES in main.attributes else []
-        ranges: dict[str, tuple[int, int | None]] = {}
-        if SYMBOLS in main.attributes:
-            for named in ir.DictAttr(main.attributes[SYMBOLS]):
-                lo, hi = (ir.IntegerAttr(x).value for x in ir.ArrayAttr(named.attr))
-                ranges[named.name] = (lo, None if is_unbounded(hi) else hi)
+        ranges = symbol_ranges(main)
         relations = _strings(main, RELATIONS)
 
         main.attributes["sym_name"] = ir.StringAttr.get(CHECKED_MAIN)

@@ -43,7 +43,7 @@ import sympy
 
 from symhlo.passes.contract_attrs import (ARG_NAMES, ARG_SHAPES, RELATIONS, RESULT_SHAPES,
                                           RUNTIME_CHECKS, SIGNATURE, SYMBOLS, UNBOUNDED,
-                                          is_unbounded)
+                                          symbol_ranges)
 
 from ..errors import CompileError, UnsupportedOpError
 from .dims import InputSpec, SymbolTable, parse_relation, parse_shape_expr
@@ -301,14 +301,10 @@ def read_contract(func):
                       if ARG_SHAPES in attrs else [])
     except (ValueError, TypeError):
         raise CompileError("@main: symhlo.arg_shapes must be an array of arrays of strings") from None
-    ranges: dict[str, tuple[int, int | None]] = {}
-    if SYMBOLS in attrs:
-        try:
-            for named in ir.DictAttr(attrs[SYMBOLS]):
-                lo, hi = (ir.IntegerAttr(x).value for x in ir.ArrayAttr(named.attr))
-                ranges[named.name] = (lo, None if is_unbounded(hi) else hi)
-        except (ValueError, TypeError):
-            raise CompileError("@main: symhlo.symbols must map names to [min, max]") from None
+    try:
+        ranges = symbol_ranges(func)
+    except (ValueError, TypeError):
+        raise CompileError("@main: symhlo.symbols must map names to [min, max]") from None
     arg_names = strings(ARG_NAMES) or []
     inputs = []
     for k, t in enumerate(ftype.inputs):
