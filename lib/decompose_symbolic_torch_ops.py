@@ -383,15 +383,16 @@ def _cumsum_scan(b: TorchBuilder, cur: ir.Value, axis: int, rank: int, sizes, rd
 def convert_torch_aten_upsample_nearest_vec(op: ir.Operation) -> bool:
     """torch.aten.upsample_nearest{1,2}d.vec by a scale factor -> an error naming the op.
 
-    symhlo.frontend.decompositions lowers `size=`, integer scales, short binary fractional scales
-    (1.5) and any scale on a static axis before import. What reaches this pass is a fractional scale
-    on a `?` axis (1.3): torch sizes the output floor(n * 1.3) in double arithmetic, which no
-    integer size arithmetic reproduces for every n, and torch-mlir would leave an unlegalized
-    `torch.constant.float` at an unknown location. The error names this op at its source line:
+    symhlo.frontend.decompositions lowers `size=`, integer scales, the fractional scales whose
+    products round exactly (1.5, 1.7) and any scale on a static axis before import. What reaches
+    this pass is another fractional scale on a `?` axis (0.7): torch sizes the output
+    floor(n * 0.7) in double arithmetic, which no integer size arithmetic reproduces for every n
+    (it is 62 at n = 90), and torch-mlir would leave an unlegalized `torch.constant.float` at an
+    unknown location. The error names this op at its source line:
 
-      %y = torch.aten.upsample_nearest2d.vec %x, %none, [1.3, 1.3] : !torch.vtensor<[?,3,?,9],f32>
+      %y = torch.aten.upsample_nearest2d.vec %x, %none, [0.7, 0.7] : !torch.vtensor<[?,3,?,9],f32>
     ==>
-      error: failed to legalize operation 'torch.aten.upsample_nearest2d.vec' (scale factor 1.3)
+      error: failed to legalize operation 'torch.aten.upsample_nearest2d.vec' (scale factor 0.7)
     """
     scales = _list_elements(op.operands[2]) if len(op.operands) == 3 else None
     if not scales:
@@ -407,7 +408,8 @@ def convert_torch_aten_upsample_nearest_vec(op: ir.Operation) -> bool:
     raise PassFailure(
         f"failed to legalize operation '{op.name}': nearest interpolation by scale factor "
         f"{shown} on a dynamic axis (output size floor(n * scale) in double arithmetic); "
-        "use size= or a scale that is a short binary fraction (1.5, 2.5)",
+        "use size= or a scale whose products round exactly (an integer, a short binary "
+        "fraction, 1.7)",
         [(str(op.location), f"unsupported scale factor {shown} on a `?` axis")])
 
 

@@ -236,8 +236,9 @@ ROWS: tuple[Row, ...] = (
         "shape, 1-D and 2-D; scale factors that are short binary fractions (1.5, 2.5)",
         ("test_gaps_pad_interp.py::test_nearest_interpolate_to_symbolic_size",)),
     Row("op", "interpolate (linear, bilinear, bicubic, trilinear, nearest-exact)",
-        "to sizes derived from `?` dims, constant sizes with align_corners, short binary-fraction "
-        "scales; other fractional scales (1.7) on `?` axes are refused naming the op",
+        "to sizes derived from `?` dims, constant sizes with align_corners, scales whose "
+        "products round exactly (1.5, 1.7, 0.9; also with recompute_scale_factor); other "
+        "fractional scales (0.7) on `?` axes are refused naming the op",
         ("test_shapes_views.py::test_interpolations_to_symbolic_sizes",
          "test_shapes_views.py::test_interpolation_by_non_binary_scale_is_refused_by_name")),
     Row("op", "size arithmetic",
@@ -338,8 +339,9 @@ ROWS: tuple[Row, ...] = (
         "front, the error names the aten op, the FX node and the source line",
         ("test_unsupported.py::test_data_dependent_sizes_are_rejected_by_name",
          "test_data_dependent_sizes.py::test_unique_of_floats_is_refused_by_name")),
-    Row("data-dependent", "nearest interpolate by other fractional scales on `?` axes (1.3)",
-        "torch sizes the output floor(n * 1.3) in double arithmetic: the error names "
+    Row("data-dependent", "nearest interpolate by other fractional scales on `?` axes (1.15)",
+        "torch sizes the output floor(n * 1.15) in double arithmetic (114 at n = 100, not "
+        "115): the error names "
         "upsample_nearest2d.vec and its source line",
         ("test_gaps_pad_interp.py::test_nearest_interpolate_non_binary_fraction_is_rejected_by_name",)),
     Row("data-dependent", "ops without a StableHLO lowering (e.g. igamma)",

@@ -276,7 +276,9 @@ def test_constant_compares_with_int_scalars():
 
 class Interpolations(nn.Module):
     """linear / bilinear / bicubic / trilinear / nearest-exact interpolation to sizes derived
-    from `?` dims, constant sizes with align_corners, and short binary-fraction scales."""
+    from `?` dims, constant sizes with align_corners, short binary-fraction scales, and decimal
+    scales whose products round exactly (1.7, 0.9: floor(10 * 1.7) = 17 in double arithmetic,
+    also as recompute_scale_factor's float size arithmetic)."""
 
     def forward(self, x1, x2, x3):              # (b, c, n), (b, c, h, w), (1, c, d, h, w)
         h, w = x2.shape[-2:]
@@ -289,7 +291,11 @@ class Interpolations(nn.Module):
                 F.interpolate(x2, size=(4, 7), mode="bicubic", align_corners=True),
                 F.interpolate(x3, size=(3, 4, 5), mode="trilinear"),
                 F.interpolate(x1, size=x1.shape[-1] * 2 + 1, mode="nearest-exact"),
-                F.interpolate(x2, scale_factor=(2.5, 0.5), mode="nearest-exact"))
+                F.interpolate(x2, scale_factor=(2.5, 0.5), mode="nearest-exact"),
+                F.interpolate(x2, scale_factor=(1.7, 0.9), mode="bilinear"),
+                F.interpolate(x1, scale_factor=1.7, mode="linear", align_corners=True,
+                              recompute_scale_factor=True),
+                F.interpolate(x2, scale_factor=1.7, mode="nearest", recompute_scale_factor=True))
 
 
 def test_interpolations_to_symbolic_sizes():
@@ -302,8 +308,9 @@ def test_interpolations_to_symbolic_sizes():
 
 
 def test_interpolation_by_non_binary_scale_is_refused_by_name():
-    """floor(n * 1.7) is computed in double arithmetic: refused naming the op (scale given) or
-    the float size arithmetic (recompute_scale_factor), with the source line."""
+    """floor(n * 0.7) is computed in double arithmetic (62 at n = 90), which no integer size
+    expression matches: refused naming the op (scale given) or the float size arithmetic
+    (recompute_scale_factor), with the source line."""
     import symhlo
 
     class Scale(nn.Module):
@@ -312,12 +319,12 @@ def test_interpolation_by_non_binary_scale_is_refused_by_name():
             self.recompute = recompute
 
         def forward(self, x):
-            return F.interpolate(x, scale_factor=1.7, mode="linear",
+            return F.interpolate(x, scale_factor=0.7, mode="linear",
                                  recompute_scale_factor=self.recompute)
 
     for recompute, op in ((False, "aten.upsample_linear1d.vec"), (True, "sym_float")):
         with pytest.raises(symhlo.UnsupportedOpError,
-                           match=rf"unsupported op '{op}'.*test_shapes_views.py.*1\.7"):
+                           match=rf"unsupported op '{op}'.*test_shapes_views.py.*0\.7"):
             symhlo.compile(Scale(recompute), (randn(2, 3, 6),), dynamic_shapes=({2: AUTO},))
 
 

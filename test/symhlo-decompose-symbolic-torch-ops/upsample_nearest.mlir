@@ -1,15 +1,15 @@
 // RUN: symhlo-opt --symhlo-decompose-symbolic-torch-ops --split-input-file --verify-diagnostics %s | FileCheck %s
 
 // Nearest upsampling that reaches the torch dialect: symhlo.frontend.decompositions already lowered
-// `size=`, integer scales, short binary fractions and static axes, so what is left with a
-// fractional scale (on a `?` axis) is named as unsupported at its location, instead of failing
+// `size=`, integer scales, the fractional scales whose products round exactly and static axes,
+// so what is left with a fractional scale (0.7, on a `?` axis) is named as unsupported at its location, instead of failing
 // later on an unlegalized torch.constant.float at an unknown location.
 
 func.func @upsample_nearest2d_failure_fractional_scale(%arg0: !torch.vtensor<[?,3,?,9],f32>) -> !torch.vtensor<[?,3,?,11],f32> {
   %none = torch.constant.none
-  %f = torch.constant.float 1.300000e+00
+  %f = torch.constant.float 7.000000e-01
   %s = torch.prim.ListConstruct %f, %f : (!torch.float, !torch.float) -> !torch.list<float>
-  // expected-error@+1 {{unsupported scale factor 1.3, 1.3 on a `?` axis}}
+  // expected-error@+1 {{unsupported scale factor 0.7, 0.7 on a `?` axis}}
   %r = torch.aten.upsample_nearest2d.vec %arg0, %none, %s : !torch.vtensor<[?,3,?,9],f32>, !torch.none, !torch.list<float> -> !torch.vtensor<[?,3,?,11],f32>
   return %r : !torch.vtensor<[?,3,?,11],f32>
 }

@@ -27,7 +27,8 @@ from . import decompositions
 from .control_flow import ControlFlowImporter, scan_length_relations
 from .decompositions.basic import on_0d_as_1d
 from .decompositions.complex_numbers import complex_decompositions, complex_first
-from .refusals import reject_decomposition_guards, reject_unimportable_nodes
+from .refusals import (float_size_product, reject_decomposition_guards,
+                       reject_unimportable_nodes)
 
 _upstream_translate = _fxi.sympy_expr_to_semi_affine_expr
 
@@ -199,6 +200,7 @@ def import_exported_program(ep: torch.export.ExportedProgram, *, func_name: str 
                                                complex_decompositions()))
     _drop_storage_offset_asserts(ep)
     _fold_strides_into_sizes(ep.graph_module)
+    _fold_float_size_products(ep.graph_module)
     equalities = reject_decomposition_guards(ep, snapshot, names)
     # What decomposing introduced (a decomposition's float size arithmetic, `sym_float`):
     # refused naming the op here, not as the FX importer's NotImplementedError.
@@ -282,6 +284,39 @@ def _drop_storage_offset_asserts(ep) -> None:
             continue
         for n in dead + [node]:
             graph.erase_node(n)
+    graph.lint()
+
+
+def _fold_float_size_products(gm) -> None:
+    """Rewrites each size computed in double arithmetic whose value is an integer expression
+    for every size (refusals.float_size_product) as that integer expression:
+
+        f = torch.sym_float(n); m = operator.mul(f, 1.7); k = math.trunc(m)
+      ==>
+        k = operator.floordiv(operator.mul(n, 17), 10)
+
+    (F.interpolate's recompute_scale_factor output size; torch-mlir's FX importer cannot import
+    sym_float.) The tensors sized by k keep their meta; their size annotation over the float
+    expression is skipped by the importer (_bind_or_skip)."""
+    import operator
+
+    graph = gm.graph
+    for node in list(graph.nodes):
+        folded = float_size_product(node)
+        if folded is None:
+            continue
+        n, p, q = folded
+        with graph.inserting_before(node):
+            mul = graph.call_function(operator.mul, (n, p))
+            div = graph.call_function(operator.floordiv, (mul, q))
+        mul.meta["val"] = n.meta["val"] * p
+        div.meta["val"] = node.meta["val"]
+        node.replace_all_uses_with(div)
+        product = node.args[0]
+        graph.erase_node(node)
+        for dead in (product, *[a for a in product.args if isinstance(a, torch.fx.Node)]):
+            if not dead.users:
+                graph.erase_node(dead)
     graph.lint()
 
 

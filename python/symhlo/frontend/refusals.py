@@ -10,6 +10,8 @@ for counterexample sizes within the Dim ranges).
 from __future__ import annotations
 
 import itertools
+import math
+import operator
 import random
 import re
 
@@ -21,6 +23,7 @@ from symhlo.passes.contract_attrs import MAX_DIM_SIZE
 
 from ..contract.dims import exact_condition
 from ..errors import UnsupportedOpError, source_line
+from .decompositions.basic import fraction
 
 
 # Ops whose data-dependent output size symhlo computes from the data
@@ -129,25 +132,59 @@ def reject_side_effects(ep) -> None:
             f"{hint}, which a StableHLO program cannot carry")
 
 
+_FLOAT_TO_INT = {math.trunc, math.floor, torch.sym_int}
+
+
+def float_size_product(node) -> tuple | None:
+    """(n, p, q) when the FX node `node` is `trunc(sym_float(n) * c)` (also floor, sym_int; c a
+    constant on either side) whose value equals the integer `(n * p) // q` for every size
+    n < 2**31 (decompositions.basic.fraction: 1.7 -> 17 / 10); else None.
+
+    F.interpolate with recompute_scale_factor=True sizes its output so, in double arithmetic.
+    """
+    if node.op != "call_function" or node.target not in _FLOAT_TO_INT or len(node.args) != 1:
+        return None
+    mul = node.args[0]
+    if not isinstance(mul, torch.fx.Node) or mul.target is not operator.mul or len(mul.args) != 2:
+        return None
+    a, b = mul.args
+    f, c = (a, b) if isinstance(a, torch.fx.Node) else (b, a)
+    if not isinstance(f, torch.fx.Node) or f.target is not torch.sym_float \
+            or not isinstance(c, (int, float)) or isinstance(c, bool) or c <= 0:
+        return None
+    pq = fraction(float(c))
+    return None if pq is None else (f.args[0], *pq)
+
+
+def _foldable(sym_float_node) -> bool:
+    """Whether every use of a sym_float node is a float_size_product (folded to integer size
+    arithmetic by the importer)."""
+    return all(u.target is operator.mul and u.users and
+               all(float_size_product(t) is not None for t in u.users)
+               for u in sym_float_node.users)
+
+
 def reject_float_size_arithmetic(ep) -> None:
     """Raises UnsupportedOpError for size arithmetic in floating point in the user's graph
-    (`math.floor(float(x.shape[2]) * 1.7)`, which F.interpolate with recompute_scale_factor
-    traces as `trunc(sym_float(s) * 1.7)`), naming the node and its source line.
+    (`math.floor(float(x.shape[2]) * 0.7)`, which F.interpolate with recompute_scale_factor
+    traces as `trunc(sym_float(s) * 0.7)`), naming the node and its source line. The products
+    whose floor is an integer expression for every size (`float_size_product`: scale 1.7, 0.5)
+    are not refused: the importer folds them.
 
-    torch computes it in double arithmetic, which no integer size expression reproduces for
-    every size, and torch-mlir's FX importer has no `sym_float` (it failed with
-    NotImplementedError).
+    torch computes them in double arithmetic, which for the other scales no integer size
+    expression reproduces for every size (floor(90 * 0.7) is 62 in double), and torch-mlir's FX
+    importer has no `sym_float` (it failed with NotImplementedError).
     """
     for node in ep.graph.nodes:
-        if node.op != "call_function" or node.target is not torch.sym_float:
+        if node.op != "call_function" or node.target is not torch.sym_float or _foldable(node):
             continue
         where = node_source_line(node)
         raise UnsupportedOpError(
             f"unsupported op 'sym_float' (FX node '{node.name}') at {where}: a `?` size used "
-            "as a floating-point number (floor(n * 1.7) for interpolate's "
+            "as a floating-point number (floor(n * 0.7) for interpolate's "
             "recompute_scale_factor, which torch evaluates in double arithmetic and no integer "
-            "size arithmetic reproduces for every n); pass size= or an integer / short "
-            "binary-fraction scale to interpolate, or make that axis static")
+            "size arithmetic reproduces for every n); pass size= or a scale whose products "
+            "round exactly (an integer, a short binary fraction, 1.7), or make that axis static")
 
 
 # The higher-order ops symhlo imports (frontend.control_flow.ControlFlowImporter) and lowers

@@ -156,11 +156,32 @@ def _nearest_index(n, out, inv_scale: float | None) -> torch.Tensor:
 
 
 def fraction(scale: float, max_den: int = 1 << 16):
-    """scale as p / q when it is a binary fraction with a small denominator (1.5, 0.75), else None."""
+    """(p, q) such that torch's output size floor(n * scale), computed in double arithmetic,
+    equals the integer (n * p) // q for every size 0 <= n < 2**31; None when there is none.
+
+    A binary fraction with a small denominator (1.5, 0.75) is exact. A decimal scale (1.7, 0.9)
+    is the double nearest some p / q (q <= 10**4, p < 2**20); its relative error r = (scale -
+    p/q) / (p/q) is at most 2**-53. For n * p / q not an integer, the rounded product stays on the
+    same side of the integers (its distance to them is >= 1 / q, the error is <= n * p * 2**-51
+    / q). For n * p / q = m an integer: with r >= 0 the product rounds to >= m; with r < 0 it
+    rounds up to m exactly when m * |r| is below half the spacing of doubles under m, which holds
+    for every m when |r| (1 + 2**-54) < 2**-54. Other scales (0.7, 1.15: r just below -2**-54)
+    give floor(n * scale) = m - 1 at some n (n = 90 for 0.7): None.
+    """
     from fractions import Fraction
 
     f = Fraction(scale)
-    return (f.numerator, f.denominator) if f > 0 and f.denominator <= max_den else None
+    if f <= 0:
+        return None
+    if f.denominator <= max_den:
+        return f.numerator, f.denominator
+    g = f.limit_denominator(10 ** 4)
+    if float(g) != scale or g.numerator >= 1 << 20:
+        return None
+    r = (f - g) / g
+    if r < 0 and -r * (1 + Fraction(1, 1 << 54)) >= Fraction(1, 1 << 54):
+        return None
+    return g.numerator, g.denominator
 
 
 def upsample_nearest_sized(x: torch.Tensor, output_size, scale_factors) -> torch.Tensor:
@@ -171,10 +192,10 @@ def upsample_nearest_sized(x: torch.Tensor, output_size, scale_factors) -> torch
     the symbols, k a power of two (`size=(2 * h, 2 * w)`, a skip tensor's `2 * h`), repeats
     each element k times (unsqueeze + expand + reshape, no gather); anything else gathers
     `index_select(x, d, idx)` with idx from `_nearest_index` (float32, as eager).
-    A scale factor p / q (q a power of two <= 2**16) gives out = (n * p) // q on a `?` axis,
-    which equals torch's floor(n * scale) in double for every n; a static axis takes any scale.
-    Other fractional scales on a `?` axis (1.3: q = 2**52, and torch rounds n * 1.3 in double)
-    return NotImplemented, and symhlo-decompose-symbolic-torch-ops names the op as unsupported.
+    A scale factor with `fraction(scale) = (p, q)` (1.5, 1.7) gives out = (n * p) // q on a `?`
+    axis, which equals torch's floor(n * scale) in double for every n; a static axis takes any
+    scale. Other fractional scales on a `?` axis (0.7: torch's floor(90 * 0.7) is 62) return
+    NotImplemented, and symhlo-decompose-symbolic-torch-ops names the op as unsupported.
     """
     spatial = x.dim() - 2
     if spatial not in (1, 2):

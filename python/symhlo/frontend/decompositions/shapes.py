@@ -405,11 +405,12 @@ def repeat(x, repeats):
 
 def _interp_out_sizes(op: str, x, nd: int, output_size, scale_factors):
     """Output sizes of an upsample_*.vec, or raises UnsupportedOpError for a scale factor whose
-    size torch computes in double arithmetic (floor(n * 1.7)) on a `?` axis.
+    size torch computes in double arithmetic (floor(n * 0.7)) on a `?` axis.
 
     A static axis takes any scale (torch's own floor in double, here in Python's); a `?` axis
-    takes integer scales and short binary fractions p / q (q a power of two <= 2**16), for
-    which (n * p) // q equals floor(n * scale) in double for every n.
+    takes the scales p / q for which (n * p) // q equals floor(n * scale) in double for every
+    n < 2**31 (basic.fraction: integers, short binary fractions, decimals such as 1.7 and 0.9;
+    not 0.7, whose products round below the integer at n = 90).
     """
     import math
 
@@ -432,7 +433,7 @@ def _interp_out_sizes(op: str, x, nd: int, output_size, scale_factors):
                 f"unsupported op 'aten.{op}' at {current_source_line()}: scale factor {sf:g} on a "
                 f"dynamic axis (torch sizes the output floor(n * {sf:g}) in double arithmetic, "
                 "which no integer size arithmetic reproduces for every n); use size= or a scale "
-                "that is an integer or a short binary fraction (1.5, 2.5)")
+                "whose products round exactly (an integer, a short binary fraction, 1.7)")
     return outs
 
 
