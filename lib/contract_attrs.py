@@ -27,7 +27,7 @@ them imports the names from here, none spells them.
 A symbol without a max has UNBOUNDED (i64's max) as its max; `is_unbounded` is the one test
 for "no max" (it also reads the large finite spellings torch uses for infinity as unbounded).
 MAX_DIM_SIZE is the largest size any axis may have at a call. `symbol_ranges` is the one reader
-of `symhlo.symbols`.
+of `symhlo.symbols`' entries, `range_attr` the one writer.
 """
 
 from torch_mlir import ir
@@ -81,3 +81,11 @@ def symbol_ranges(func) -> dict[str, tuple[int, int | None]]:
         lo, hi = (ir.IntegerAttr(x).value for x in ir.ArrayAttr(named.attr))
         ranges[named.name] = (lo, None if is_unbounded(hi) else hi)
     return ranges
+
+
+def range_attr(lo: int, hi: int | None) -> ir.Attribute:
+    """One `symhlo.symbols` entry, [min, max] as i64s: a max of None (or past i64) is UNBOUNDED.
+    Needs an MLIR context."""
+    i64 = ir.IntegerType.get_signless(64)
+    return ir.ArrayAttr.get([ir.IntegerAttr.get(i64, lo),
+                             ir.IntegerAttr.get(i64, UNBOUNDED if hi is None else min(hi, UNBOUNDED))])

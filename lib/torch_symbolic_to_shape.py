@@ -35,7 +35,7 @@ from typing import Callable
 
 from torch_mlir import ir
 
-from .contract_attrs import ARG_SHAPES, RESULT_SHAPES, SYMBOLS, UNBOUNDED
+from .contract_attrs import ARG_SHAPES, RESULT_SHAPES, SYMBOLS, range_attr
 from .builder import TorchBuilder, apply_patterns, vtensor_sizes_and_dtype, vtensor_type, builtin_element_type
 from .ir_util import ensure_upstream_registered, defining_op, walk_ops, remove_dead_ops
 from .registry import Pass, PassFailure
@@ -231,12 +231,10 @@ def record_symbolic_facts(func: ir.Operation) -> None:
             for v in op.operation.operands:
                 result_shapes.append(value_shapes.get(v))
     str_arr = lambda xs: ir.ArrayAttr.get([ir.StringAttr.get(x) for x in xs])
-    i64 = ir.IntegerType.get_signless(64)
     contract = {n.name: n.attr for n in ir.DictAttr(func.attributes[SYMBOLS])} \
         if ARG_SHAPES in func.attributes and SYMBOLS in func.attributes else {}
     func.attributes[SYMBOLS] = ir.DictAttr.get({
-        **{n: ir.ArrayAttr.get([ir.IntegerAttr.get(i64, lo), ir.IntegerAttr.get(i64, min(hi, UNBOUNDED))])
-           for n, (lo, hi) in symbols.items()}, **contract})
+        **{n: range_attr(lo, hi) for n, (lo, hi) in symbols.items()}, **contract})
     if ARG_SHAPES not in func.attributes:
         func.attributes[ARG_SHAPES] = ir.ArrayAttr.get(
             [str_arr(s if s is not None else []) for s in arg_shapes])

@@ -42,7 +42,7 @@ import re
 import sympy
 
 from symhlo.passes.contract_attrs import (ARG_NAMES, ARG_SHAPES, RELATIONS, RESULT_SHAPES,
-                                          RUNTIME_CHECKS, SIGNATURE, SYMBOLS, UNBOUNDED,
+                                          RUNTIME_CHECKS, SIGNATURE, SYMBOLS, range_attr,
                                           symbol_ranges)
 
 from ..errors import CompileError, UnsupportedOpError
@@ -179,13 +179,10 @@ def write_contract(func, table, signature: Signature | None) -> None:
     from torch_mlir import ir
 
     with func.context, ir.Location.unknown():
-        i64 = ir.IntegerType.get_signless(64)
         strs = lambda xs: ir.ArrayAttr.get([ir.StringAttr.get(x) for x in xs])  # noqa: E731
         symbols = {n.name: n.attr for n in ir.DictAttr(func.attributes[SYMBOLS])} \
             if SYMBOLS in func.attributes else {}
-        for s, (lo, hi) in table.ranges.items():
-            symbols[s] = ir.ArrayAttr.get([ir.IntegerAttr.get(i64, lo),
-                                           ir.IntegerAttr.get(i64, UNBOUNDED if hi is None else hi)])
+        symbols.update({s: range_attr(lo, hi) for s, (lo, hi) in table.ranges.items()})
         func.attributes[SYMBOLS] = ir.DictAttr.get(symbols)
         func.attributes[ARG_NAMES] = strs([i.name for i in table.inputs])
         func.attributes[ARG_SHAPES] = ir.ArrayAttr.get(
