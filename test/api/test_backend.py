@@ -138,7 +138,7 @@ def test_bad_options_are_reported():
 
 
 @torch.no_grad()
-def test_python_scalars_float_passes_through_int_specializes_per_value():
+def test_python_scalars_float_and_int_pass_through_without_recompiling():
     def f(x, scale, n: int):
         return (x * scale).sum(0) + n
 
@@ -148,10 +148,27 @@ def test_python_scalars_float_passes_through_int_specializes_per_value():
         x = torch.randn(b, 4)
         torch.testing.assert_close(compiled(x, s, 4), f(x, s, 4), rtol=1e-5, atol=1e-5)
     assert _compiles() - before == 1
-    x = torch.randn(2, 4)  # a symbolic int that is no tensor size: one module per value
+    x = torch.randn(2, 4)  # a symbolic int that is no tensor size: the length of an extra input
     torch.testing.assert_close(compiled(x, 3.0, 11), f(x, 3.0, 11), rtol=1e-5, atol=1e-5)
     torch.testing.assert_close(compiled(x, 3.0, 4), f(x, 3.0, 4), rtol=1e-5, atol=1e-5)
-    assert _compiles() - before == 2
+    assert _compiles() - before == 1
+
+
+def test_int_argument_slicing_tensors_is_one_dynamic_module():
+    """`x[:m] * mask[:m]` with an int m: torch.export refused the int specialized per value
+    ("Not all values of x_0 satisfy the generated guard 7 <= L['x'].size()[0]"). m is the length
+    of an extra input and dynamo's guard 0 <= m <= len(x) a torch._check: one compile for all m."""
+    def f(x, mask, m: int):
+        return x[:m] * mask[:m]
+
+    compiled = torch.compile(f, backend="symhlo", dynamic=True)
+    before = _compiles()
+    for n, m in ((10, 4), (12, 7), (20, 3), (5, 5)):
+        g = torch.Generator().manual_seed(n)
+        x, mask = torch.randn(n, generator=g), torch.rand(n, generator=g) > 0.5
+        got, want = compiled(x, mask, m), f(x, mask, m)
+        assert got.shape == want.shape and torch.equal(got, want), (n, m)
+    assert _compiles() - before == 1
 
 
 class ScaledAttention(torch.nn.Module):

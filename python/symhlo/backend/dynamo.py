@@ -9,9 +9,10 @@ parameters, SymInt sizes and wrapped Python scalars, in the order it met them. T
  * finds the user's tensors by identity among the compiled frame's arguments, so `inputs[k]`
    applies to the k-th tensor argument of the user's function whatever order dynamo chose;
  * keeps parameters and buffers as constants, computes SymInt placeholders from the tensor sizes
-   they came from, specializes free ints and the Python scalars dynamo wraps as 0-d tensors
-   (attention's `self.scaling`, a float argument) per value (one compile per value seen), and
-   passes other tensors (globals) through as inputs;
+   they came from, passes a free int dynamo made dynamic (`x[:m]`) as the length of an extra
+   `(m,)` uint8 input with dynamo's guards on it as torch._check, specializes the Python scalars
+   dynamo wraps as 0-d tensors (attention's `self.scaling`, a float argument) and plain ints per
+   value (one compile per value seen), and passes other tensors (globals) through as inputs;
  * exports a wrapper around the graph with torch.export, with one Dim per dynamo symbol (its range
    intersected with the user's Input ranges, named by the Input's dims), and compiles it once.
 Calls outside the ranges raise symhlo.ShapeError before anything runs.
@@ -19,6 +20,7 @@ Calls outside the ranges raise symhlo.ShapeError before anything runs.
 
 from __future__ import annotations
 
+import operator
 import re
 import sys
 from typing import Any, Callable, Sequence
@@ -221,8 +223,12 @@ class _GraphPlan:
         self.slot_of = {i: j for j, i in enumerate(self.order)}
         self.fakes = [placeholders[i].meta.get("example_value") for i in self.order]
         self.examples = [_materialize(example_inputs[i], self.fakes[j]) for j, i in enumerate(self.order)]
-        # SymInt placeholders: a size of one of the tensors, or a free int (specialized per value).
+        # SymInt placeholders: a size of one of the tensors; a free int dynamo made dynamic (a
+        # SymInt of its own symbol: `x[:m]` called with several m), which becomes the length of
+        # an extra uint8 input of shape (m,) so that one export covers every m; or a free int
+        # dynamo specialized (a plain int), compiled per value.
         self.int_slots: list[int] = []
+        self.length_slots: list[int] = []   # placeholder indices of the dynamic free ints
         self.scalar_slots = [i for i, kind in enumerate(self.kinds) if kind[0] == _SCALAR]
         for i, kind in enumerate(self.kinds):
             if kind[0] != _INT:
@@ -230,9 +236,43 @@ class _GraphPlan:
             where = self._find_size(kind[1])
             if where is not None:
                 self.kinds[i] = (_SIZE, *where)
+            elif isinstance(kind[1], torch.SymInt) and isinstance(kind[1].node.expr, sympy.Symbol):
+                self.length_slots.append(i)
+                self.kinds[i] = (_SIZE, len(self.order), 0)
+                self.order.append(None)
+                self.names.append(_ident(f"{_source_name(placeholders[i])}_length"))
+                self.input_specs.append(None)
+                self.fakes.append(_Lengths((kind[1],)))
+                self.examples.append(torch.zeros(int(kind[1].node.hint), dtype=torch.uint8))
             else:
                 self.int_slots.append(i)
                 self.kinds[i] = (_INT, None, kind[2])
+        self.length_of: list[int | None] = [None] * len(self.order)  # exported input -> its int
+        for i in self.length_slots:
+            self.length_of[self.kinds[i][1]] = i
+        self.checks = self._int_guards()
+
+    def _int_guards(self) -> list:
+        """Dynamo's guards on the dynamic free ints (`0 <= m <= x.size(0)` for `x[:m]`), as
+        sympy expressions over (exported input, axis) sizes: the wrapper states them with
+        torch._check, which lets torch.export slice `x[:m]` to m rows instead of refusing the
+        relation between two independent Dims (and makes them call-time checks)."""
+        ints = {self.fakes[self.kinds[i][1]].shape[0].node.expr for i in self.length_slots}
+        if not ints:
+            return []
+        where = {}
+        for j, fake in enumerate(self.fakes):
+            for axis, s in enumerate(getattr(fake, "shape", ())):
+                if isinstance(s, torch.SymInt) and isinstance(s.node.expr, sympy.Symbol):
+                    where.setdefault(s.node.expr, (j, axis))
+        env = next(iter(self.fakes[self.kinds[i][1]].shape[0].node.shape_env
+                        for i in self.length_slots))
+        out = []
+        for g in env.guards:
+            syms = g.expr.free_symbols
+            if syms & ints and syms <= where.keys():
+                out.append((g.expr, {sym: where[sym] for sym in syms}))
+        return out
 
     def validate(self) -> None:
         """The traced call's dtypes and ranks against options['inputs'] (ShapeError)."""
@@ -326,6 +366,46 @@ class _GraphPlan:
         return tuple(specs)
 
 
+class _Lengths:
+    """The fake of a dynamic free int's length input: only its shape, (m,), is read."""
+
+    def __init__(self, shape: tuple):
+        self.shape = shape
+
+
+def _sym_eval(expr, sizes: dict):
+    """A dynamo guard (sympy: And, relations, +, *, Min, Max over size symbols) on the traced
+    call's sizes (SymInts while torch.export traces)."""
+    if isinstance(expr, sympy.Symbol):
+        return sizes[expr]
+    if expr.is_Integer:
+        return int(expr)
+    args = [_sym_eval(a, sizes) for a in expr.args]
+    ops = {sympy.Add: lambda *a: sum(a[1:], a[0]), sympy.Mul: lambda *a: _product(a),
+           sympy.Min: lambda *a: _fold(torch.sym_min, a), sympy.Max: lambda *a: _fold(torch.sym_max, a),
+           sympy.And: lambda *a: _fold(operator.and_, a),
+           sympy.Le: operator.le, sympy.Lt: operator.lt, sympy.Ge: operator.ge, sympy.Gt: operator.gt,
+           sympy.Eq: operator.eq, sympy.Ne: operator.ne}
+    for kind, fn in ops.items():
+        if isinstance(expr, kind):
+            return fn(*args)
+    raise NotImplementedError(f"dynamo guard {expr}")
+
+
+def _fold(fn, args):
+    acc = args[0]
+    for a in args[1:]:
+        acc = fn(acc, a)
+    return acc
+
+
+def _product(args):
+    acc = args[0]
+    for a in args[1:]:
+        acc = acc * a
+    return acc
+
+
 def _bound(x) -> int | None:
     """A ValueRanges bound as an int; None for infinities (sympy's or torch's int_oo)."""
     if isinstance(x, int):
@@ -361,8 +441,15 @@ class _Wrapper(torch.nn.Module):
         self._kinds = plan.kinds
         self._slot_of = plan.slot_of
         self._ints = int_values
+        self._checks = plan.checks
 
     def call(self, *tensors):
+        for expr, where in self._checks:
+            try:
+                cond = _sym_eval(expr, {sym: tensors[j].size(axis) for sym, (j, axis) in where.items()})
+            except NotImplementedError:
+                continue   # dynamo checks it before every call anyway
+            torch._check(cond)
         full = []
         for i, kind in enumerate(self._kinds):
             if kind[0] == _TENSOR:
@@ -458,7 +545,8 @@ class _Compiled:
                 self.modules.clear()
                 return self(*args)
             self.modules[key] = cm
-        out = cm(*[args[i] for i in plan.order])
+        out = cm(*[torch.empty(int(args[k]), dtype=torch.uint8) if i is None else args[i]
+                   for i, k in zip(plan.order, plan.length_of)])
         return out if isinstance(out, (tuple, list)) else (out,)
 
 
