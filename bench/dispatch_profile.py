@@ -37,7 +37,8 @@ import run  # noqa: E402
 
 SPECS = {"small-cnn": lambda a: models.small_cnn(), "resnet18": lambda a: models.resnet18(),
          "gpt2": lambda a: models.gpt2(a.layers), "gpt2-d256": lambda a: models.gpt2_d256(a.layers),
-         "llama-prefill": lambda a: models.llama_prefill(), "mlp": lambda a: models.mlp(),
+         "llama-prefill": lambda a: models.llama_prefill(), "llama-decode": lambda a: models.llama_decode(),
+         "mlp": lambda a: models.mlp(),
          "block": lambda a: models.block()}
 
 

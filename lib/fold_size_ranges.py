@@ -76,7 +76,7 @@ def _expr_interval(text: str, ranges: dict[str, Interval]) -> Interval:
             if e[0] == "sub":
                 return (a[0] - b[1], a[1] - b[0])
             if e[0] == "mul":
-                return _mul(a, b)
+                return interval_mul(a, b)
             if b[0] == b[1] and b[0] > 0 and a[0] >= 0:
                 return (a[0] // b[0], a[1] // b[0] if a[1] != _INF else _INF)
         raise ValueError
@@ -88,13 +88,13 @@ def _expr_interval(text: str, ranges: dict[str, Interval]) -> Interval:
     return (max(lo, 0), min(hi, MAX_DIM_SIZE))
 
 
-def _mul(a: Interval, b: Interval) -> Interval:
+def interval_mul(a: Interval, b: Interval) -> Interval:
     prods = [x * y for x in a for y in b if not ((x == 0 and abs(y) == _INF) or
                                                  (y == 0 and abs(x) == _INF))] or [0]
     return (min(prods), max(prods))
 
 
-def _contract_ranges(func: ir.Operation) -> list[list[Interval]] | None:
+def contract_ranges(func: ir.Operation) -> list[list[Interval]] | None:
     """Per argument, per axis: the interval of its size from the contract (None without one)."""
     attrs = func.attributes
     if ARG_SHAPES not in attrs:
@@ -112,7 +112,7 @@ class _Intervals:
 
     def __init__(self, func: ir.Operation):
         self.args = list(func.regions[0].blocks[0].arguments)
-        self.arg_ranges = _contract_ranges(func)
+        self.arg_ranges = contract_ranges(func)
         self.cache: dict[int, Interval] = {}
 
     def __call__(self, v: ir.Value) -> Interval:
@@ -153,7 +153,7 @@ class _Intervals:
         if name == "stablehlo.subtract":
             return (ops[0][0] - ops[1][1], ops[0][1] - ops[1][0])
         if name == "stablehlo.multiply":
-            return _mul(ops[0], ops[1])
+            return interval_mul(ops[0], ops[1])
         if name == "stablehlo.negate":
             return (-ops[0][1], -ops[0][0])
         if name == "stablehlo.maximum":

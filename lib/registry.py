@@ -103,6 +103,8 @@ _PASSES: dict[str, str] = {
     "symhlo-normalize-softmax-for-iree": "normalize_softmax_for_iree:NormalizeSoftmaxForIree",
     "symhlo-defer-softmax-normalization-for-iree":
         "defer_softmax_normalization_for_iree:DeferSoftmaxNormalizationForIree",
+    "symhlo-pad-bounded-matmul-rows-for-iree":
+        "pad_bounded_matmul_rows_for_iree:PadBoundedMatmulRowsForIree",
     "symhlo-lower-torch-bitcasts": "lower_torch_bitcasts:LowerTorchBitcasts",
     "symhlo-lower-torch-sort": "lower_torch_sort:LowerTorchSort",
     "symhlo-lower-torch-control-flow": "lower_torch_control_flow:LowerTorchControlFlow",
@@ -165,7 +167,7 @@ _PIPELINES: dict[str, tuple[str, list[str]]] = {
          "symhlo-narrow-f64-constants-for-iree", "symhlo-lower-power-for-iree",
          "symhlo-fold-size-ranges", "canonicalize",
          "symhlo-lower-dynamic-indexing-for-iree", "symhlo-prepare-for-iree",
-         "symhlo-defer-softmax-normalization-for-iree",
+         "symhlo-defer-softmax-normalization-for-iree", "symhlo-pad-bounded-matmul-rows-for-iree",
          "symhlo-lower-dynamic-windows-for-iree", "canonicalize", "cse",
          "symhlo-prepare-loops-for-iree", "symhlo-convert-unsigned-to-signless-for-iree"],
     ),

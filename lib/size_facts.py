@@ -15,7 +15,7 @@ from typing import Sequence
 from torch_mlir import ir
 
 from .contract_attrs import CONTRACT_ATTRS, SHAPE_ASSERTIONS
-from .builder import comparison_direction, dot_dimension_numbers, reassociation_groups
+from .builder import comparison_direction, dot_dimension_numbers, gather_dimension_numbers, reassociation_groups
 from .ir_util import defining_op, is_dynamic
 from .size_exprs import Expr, key as _key, make
 
@@ -177,6 +177,17 @@ class SizeFacts:
             order = [(0, d) for d in lb] + [(0, d) for d in lf] + [(1, d) for d in rf]
             src, d = order[axis]
             return self.dim(ops[src], d)
+        if name == "stablehlo.gather":
+            # A result axis that is not a slice (offset) axis is an axis of the indices, in order,
+            # without the index vector axis.
+            g = gather_dimension_numbers(op.attributes["dimension_numbers"])
+            offset = list(g["offset_dims"])
+            if axis not in offset:
+                ivd = int(g["index_vector_dim"])
+                batch = [d for d in range(ir.RankedTensorType(ops[1].type).rank) if d != ivd]
+                kept = [d for d in range(ir.RankedTensorType(v.type).rank) if d not in offset]
+                if len(batch) == len(kept):
+                    return self.dim(ops[1], batch[kept.index(axis)])
         if name == "stablehlo.pad":
             lo, hi, interior = (dims_attr(k)[axis] for k in ("edge_padding_low", "edge_padding_high",
                                                              "interior_padding"))

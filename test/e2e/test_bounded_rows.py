@@ -1,0 +1,66 @@
+"""Matmuls over `?` rows that the contract bounds to one tile (symhlo-pad-bounded-matmul-rows-for-iree):
+a decode-step-like model (embedding of `batch` token ids, two linear layers, a head) with batch in
+[1, 8] runs its matmuls on 8 padded rows in IREE and still equals eager at every batch, the range's
+ends included; the same model with batch up to 64 is left to IREE's data tiling.
+"""
+
+from __future__ import annotations
+
+import pytest
+import torch
+import torch.nn as nn
+from torch.export import Dim
+
+import symhlo
+from symhlo.backend.compiler import prepare_for_iree
+
+
+class Step(nn.Module):
+    def __init__(self):
+        super().__init__()
+        torch.manual_seed(0)
+        self.emb = nn.Embedding(100, 32)
+        self.fc1 = nn.Linear(32, 48)
+        self.fc2 = nn.Linear(48, 32)
+        self.head = nn.Linear(32, 100, bias=False)
+
+    def forward(self, ids):                       # ids: (batch, 1)
+        h = self.emb(ids)                         # (batch, 1, 32)
+        h = h + self.fc2(torch.relu(self.fc1(h)))
+        return self.head(h)[:, -1]                # (batch, 100)
+
+
+def _ids(b: int) -> torch.Tensor:
+    return torch.randint(0, 100, (b, 1), generator=torch.Generator().manual_seed(b))
+
+
+@pytest.fixture(scope="module")
+def step_program():
+    m = Step().eval()
+    return m, symhlo.export(m, (_ids(2),), dynamic_shapes=({0: Dim("batch", min=1, max=8)},))
+
+
+@pytest.fixture(scope="module")
+def step_compiled(step_program):
+    return symhlo.compile(step_program[1])
+
+
+def test_bounded_rows_are_padded_for_iree_only(step_program):
+    _, prog = step_program
+    assert "tensor.pad" not in prog.text                       # the portable artifact keeps `?` rows
+    iree_input = prepare_for_iree(prog.text)
+    assert iree_input.count("-> tensor<8x48xf32>") >= 1         # fc1 on 8 rows
+    assert iree_input.count("-> tensor<8x100xf32>") == 1        # the head on 8 rows
+
+
+@pytest.mark.parametrize("b", [1, 3, 8])
+def test_bounded_rows_equal_eager(step_program, step_compiled, b):
+    m, _ = step_program
+    x = _ids(b)
+    torch.testing.assert_close(step_compiled(x), m(x), rtol=1e-5, atol=1e-5)
+
+
+def test_rows_over_one_tile_are_not_padded():
+    m = Step().eval()
+    prog = symhlo.export(m, (_ids(2),), dynamic_shapes=({0: Dim("batch", min=1, max=64)},))
+    assert "tensor.pad" not in prepare_for_iree(prog.text)
