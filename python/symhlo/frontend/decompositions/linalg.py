@@ -168,13 +168,16 @@ def lu_factor(a):
     return m, (pv.argmax(-1) + 1).to(torch.int32), swaps
 
 
+def _first_failure(bad):
+    """LAPACK's `info` from a (..., n) mask of failed steps: the first one, 1-based, else 0."""
+    return torch.where(bad.any(-1), bad.to(torch.int32).argmax(-1) + 1, 0).to(torch.int32)
+
+
 def lu_info(m):
     """getrf's `info` from the packed LU (..., r, c): the first k (1-based) with U[k, k] == 0,
     else 0 (int32)."""
     rows, cols = _index(m.shape[-2], m), _index(m.shape[-1], m)
-    zero = ((m == 0) & (rows.unsqueeze(-1) == cols)).any(-1)     # (..., r): U[k, k] == 0
-    first = zero.to(torch.int32).argmax(-1)
-    return torch.where(zero.any(-1), first + 1, 0).to(torch.int32)
+    return _first_failure(((m == 0) & (rows.unsqueeze(-1) == cols)).any(-1))   # U[k, k] == 0
 
 
 def gauss_jordan(a, b):
@@ -390,6 +393,21 @@ def lu_solve(lu_data, pivots, b, *, left: bool = True, adjoint: bool = False):
     return q.mT @ y
 
 
+def cholesky_ex(a, *, upper: bool = False, check_errors: bool = False):
+    """aten.linalg_cholesky_ex ==> (L, info): info is the first k (1-based) whose pivot is not
+    positive (potrf's), else 0. L past that step is unspecified in torch (here NaN)."""
+    low = cholesky(a)
+    info = _first_failure(~(_diag(low) > 0))
+    return (low.mT if upper else low), info
+
+
+def solve_ex(a, b, *, left: bool = True, check_errors: bool = False):
+    """aten._linalg_solve_ex ==> (result, LU, pivots, info): Gauss-Jordan for the result, getrf
+    for the factors and info."""
+    m, piv, _ = lu_factor(a)
+    return solve(a, b, left=left), m, piv, lu_info(m)
+
+
 def linalg_decompositions() -> dict[torch._ops.OpOverload, Callable]:
     """The linear-algebra entries symhlo adds to the decomposition table."""
     return {
@@ -410,4 +428,6 @@ def linalg_decompositions() -> dict[torch._ops.OpOverload, Callable]:
         aten.linalg_lu_solve.default: lu_solve,
         aten.linalg_lu_factor.default: linalg_lu_factor,
         aten.linalg_lu_factor_ex.default: linalg_lu_factor_ex,
+        aten.linalg_cholesky_ex.default: cholesky_ex,
+        aten._linalg_solve_ex.default: solve_ex,
     }
