@@ -1,0 +1,382 @@
+"""ATen decompositions of the orthogonal and spectral factorizations (QR, symmetric eigh, SVD) over
+`?` matrix and batch dims, as `while_loop`s (stablehlo.while) (floor 2, frontend decompositions).
+
+jax.export lowers these to LAPACK custom_calls no other consumer runs; IREE 3.13 has no LAPACK.
+Here each is a loop whose body is masked elementwise arithmetic, reductions and `index_select`
+by a computed permutation, over the whole (..., m, n) batch, so every size stays symbolic:
+
+    aten.linalg_qr(a)                                    Householder QR, LAPACK's geqrf + orgqr
+  ==>
+    while j < min(m, n):                                 one reflector per step (dlarfg's
+      x = a[..., :, j] (rows >= j); beta = -sign(x_j) |x|  convention: tau = 0 when x is
+      v = x / (x_j - beta), v_j = 1; a -= tau v (v^T a)    already reduced, so Q matches LAPACK)
+    while j < k: q -= tau_j (q v_j) v_j^T                Q = H_0 ... H_{k-1}
+
+    aten._linalg_eigh(a)                                 parallel cyclic Jacobi
+  ==>
+    while sweeps < 30 and some |a_pq| > tol ||a||_F:     one round = n / 2 disjoint (p, q) pairs
+      (p, q) pairs of round r (the circle method)          (a round robin over n - 1 rounds)
+      a = J^T a J; v = v J                               J: the rotations zeroing each a_pq
+    eigenvalues = diag(a) sorted ascending, v's columns with them
+
+    aten._linalg_svd(a)                                  one-sided Jacobi (Hestenes) + QR for U
+  ==>
+    while sweeps < 30 and some |b_p . b_q| > tol |b_p| |b_q|:   b = a; same rounds as eigh, the
+      b = b J; v = v J                                   rotation from the pair's dot products
+    s = |b_j| sorted descending; U = Q of b's QR (sign-fixed), complete for full_matrices
+
+A round applies its rotations with two `index_select`s by the partner permutation, O(n^2) for
+eigh and O(m n) for svd, so a sweep costs O(n^3) / O(m n^2) as LAPACK's Jacobi drivers do
+(without their blocking: meant for small and medium n). Eigenvector and singular-vector signs
+are unspecified in torch (LAPACK's choice); those here may differ. pinv, matrix_rank, ormqr
+and householder_product are built from these.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import torch
+from torch._higher_order_ops.while_loop import while_loop
+
+aten = torch.ops.aten
+
+# The Jacobi loops stop when every pair is orthogonal to within _TOL_EPS machine epsilons (all
+# pairs of one sweep), or after _MAX_SWEEPS sweeps (Jacobi converges quadratically: 5 to 10 sweeps
+# for n <= 100 in float32).
+_TOL_EPS = 16.0
+_MAX_SWEEPS = 30
+
+
+def _eye_mask(rows, cols, like):
+    return (torch.arange(rows, device=like.device).unsqueeze(-1)
+            == torch.arange(cols, device=like.device)).to(like.dtype)
+
+
+def _statically_empty(shape) -> bool:
+    """Whether a size in `shape` is provably 0 (then there is nothing to loop over; torch's
+    while_loop also refuses the odd strides of empty carried tensors)."""
+    from torch.fx.experimental.symbolic_shapes import statically_known_true
+
+    return any(statically_known_true(d == 0) for d in shape)
+
+
+def _size_as_float(n, like):
+    """A size as a 0-d float tensor, without `sym_float` (which the FX importer has no op for)."""
+    if isinstance(n, int):
+        return torch.tensor(float(n), dtype=like.dtype, device=like.device)
+    return torch.ones(n, dtype=like.dtype, device=like.device).sum()
+
+
+# --------------------------------------------------------------------------------------- QR
+
+
+def geqrf(a):
+    """aten.geqrf ==> (packed, tau): LAPACK's geqr2 loop. packed holds R on and above the
+    diagonal and the reflectors' v (v_j = 1 implied) below it; tau: (..., min(m, n))."""
+    m, n = a.shape[-2], a.shape[-1]
+    k = torch.sym_min(m, n)
+
+    def cond(j, r, taus):
+        return (j < r.shape[-2]) & (j < r.shape[-1])
+
+    def body(j, r, taus):
+        rows = torch.arange(r.shape[-2], device=r.device)
+        cols = torch.arange(r.shape[-1], device=r.device)
+        ec = (cols == j).to(r.dtype)
+        x = (r * ec).sum(-1)                                  # column j: (..., m)
+        at_j, below = rows == j, rows > j
+        alpha = (x * at_j).sum(-1, keepdim=True)              # (..., 1)
+        xb = torch.where(below, x, 0.0)
+        xnorm = torch.sqrt((xb * xb).sum(-1, keepdim=True))
+        trivial = xnorm == 0                                  # dlarfg: H = I, beta = alpha
+        beta = -torch.copysign(torch.sqrt(alpha * alpha + xnorm * xnorm), alpha)
+        beta = torch.where(trivial, alpha, beta)
+        safe = torch.where(trivial, 1.0, beta)
+        tau = torch.where(trivial, 0.0, (beta - alpha) / safe)
+        scale = torch.where(trivial, 0.0, 1.0 / torch.where(trivial, 1.0, alpha - beta))
+        v = torch.where(below, x * scale, 0.0) + at_j.to(r.dtype)
+        w = (v.unsqueeze(-1) * r).sum(-2)                     # v^T r: (..., n)
+        right = (cols > j).to(r.dtype)
+        r = r - (tau * v).unsqueeze(-1) * (w * right).unsqueeze(-2)
+        newcol = torch.where(rows < j, x, torch.where(at_j, beta, v))
+        r = r + (newcol - x).unsqueeze(-1) * ec
+        return j + 1, r, taus + tau * ec
+
+    taus0 = torch.zeros(a.shape[:-1][:-1] + (n,), dtype=a.dtype, device=a.device)
+    if _statically_empty(a.shape):
+        return a.clone(), taus0[..., :k].contiguous()
+    _, packed, taus = while_loop(cond, body, (torch.zeros((), dtype=torch.int64), a.clone(), taus0))
+    return packed, taus[..., :k].contiguous()
+
+
+def _householder_q(packed, tau):
+    """Q = H_0 H_1 ... H_{k-1} (..., m, m) from geqrf's reflectors (k = tau's length)."""
+    m = packed.shape[-2]
+    batch = torch.broadcast_shapes(packed.shape[:-2], tau.shape[:-1])
+    packed = packed.expand(*batch, *packed.shape[-2:]).contiguous()
+    tau = tau.expand(*batch, tau.shape[-1]).contiguous()
+    q0 = _eye_mask(m, m, packed).expand(*batch, m, m).contiguous()
+    if _statically_empty(q0.shape) or _statically_empty(tau.shape):
+        return q0
+
+    def cond(j, q, packed, tau):
+        return j < tau.shape[-1]
+
+    def body(j, q, packed, tau):
+        rows = torch.arange(packed.shape[-2], device=q.device)
+        cols = torch.arange(packed.shape[-1], device=q.device)
+        x = (packed * (cols == j).to(q.dtype)).sum(-1)        # (..., m)
+        v = torch.where(rows > j, x, 0.0) + (rows == j).to(q.dtype)
+        t = (tau * (torch.arange(tau.shape[-1], device=q.device) == j).to(q.dtype)).sum(-1)
+        qv = (q * v.unsqueeze(-2)).sum(-1)                    # q v: (..., m)
+        q = q - (t.unsqueeze(-1) * qv).unsqueeze(-1) * v.unsqueeze(-2)
+        return j + 1, q, packed.clone(), tau.clone()
+
+    _, q, _, _ = while_loop(cond, body, (torch.zeros((), dtype=torch.int64), q0, packed, tau))
+    return q
+
+
+def householder_product(a, tau):
+    """aten.linalg_householder_product (orgqr) ==> the first n columns of H_0 ... H_{k-1}."""
+    return _householder_q(a, tau)[..., :a.shape[-1]]
+
+
+def ormqr(a, tau, c, left: bool = True, transpose: bool = False):
+    """aten.ormqr ==> op(Q) c (left) or c op(Q), Q = H_0 ... H_{k-1} built explicitly."""
+    q = _householder_q(a, tau)
+    if transpose:
+        q = q.mT
+    return q @ c if left else c @ q
+
+
+def linalg_qr(a, mode: str = "reduced"):
+    """aten.linalg_qr ==> geqrf, then Q from its reflectors (mode reduced / complete / r)."""
+    m, n = a.shape[-2], a.shape[-1]
+    k = torch.sym_min(m, n)
+    packed, tau = geqrf(a)
+    r = packed.triu()
+    if mode == "r":
+        return a.new_zeros((0,)), r[..., :k, :]
+    q = _householder_q(packed, tau)
+    if mode == "complete":
+        return q, r
+    return q[..., :, :k], r[..., :k, :]
+
+
+# --------------------------------------------------------------------------------- Jacobi
+
+
+def _partners(n, r, device):
+    """partner[i] of each index i < n in round r of the circle method (n rounded up to an even
+    N players: N - 1 rounds pair everyone once); an index whose partner is the padding player
+    (odd n) is its own partner (no rotation)."""
+    big = n + n % 2 - 1                                      # N - 1, odd (or -1 when n = 0)
+    i = torch.arange(n, device=device)
+    j = torch.remainder(2 * r - i, torch.clamp(torch.full_like(i, 1) * big, min=1))
+    p = torch.where(i == big, r, torch.where(j == i, big, j))
+    return torch.where(p >= n, i, p)
+
+
+def _rotations(app, aqq, apq, lo, paired):
+    """The Jacobi rotation (c, s) zeroing a_pq of each pair (Golub & Van Loan's sym.schur2), seen
+    from each index: (c, sigma) with (x J)[:, i] = c_i x[:, i] + sigma_i x[:, partner(i)]."""
+    rot = paired & (apq != 0)
+    den = torch.where(rot, 2.0 * apq, 1.0)
+    theta = torch.where(rot, (aqq - app) / den, 0.0)
+    sgn = torch.where(theta >= 0, 1.0, -1.0)
+    t = torch.where(rot, sgn / (theta.abs() + torch.sqrt(1.0 + theta * theta)), 0.0)
+    c = 1.0 / torch.sqrt(1.0 + t * t)
+    s = t * c
+    return c, torch.where(lo, -s, s)
+
+
+def _apply_right(x, p, c, sigma):
+    """x J: columns mixed with their partners' (x: (..., r, n))."""
+    return x * c.unsqueeze(-2) + x.index_select(-1, p) * sigma.unsqueeze(-2)
+
+
+def _apply_left_t(x, p, c, sigma):
+    """J^T x: rows mixed with their partners'."""
+    return x * c.unsqueeze(-1) + x.index_select(-2, p) * sigma.unsqueeze(-1)
+
+
+def _jacobi(x, two_sided: bool):
+    """The parallel cyclic Jacobi loop. two_sided: x is symmetric (..., n, n), returns (x
+    diagonalized, V, its diagonal); else one-sided on x's columns (..., m, n), returns (x with
+    orthogonal columns, V, the squared column norms). V: (..., n, n), the accumulated rotations.
+    The diagonal / norms ride in the loop state: computed after the loop, IREE 3.13 fused their
+    reduction into the later sort's and returned zeros (CPU)."""
+    n = x.shape[-1]
+    eps = torch.finfo(x.dtype).eps
+    v0 = _eye_mask(n, n, x).expand(*x.shape[:-2], n, n).contiguous()
+    if _statically_empty(x.shape):
+        return x.clone(), v0, _diagonal_or_norms(x, two_sided)
+    zero = torch.zeros((), dtype=x.dtype, device=x.device)
+
+    def cond(t, worst, last, x, v, diag):
+        rounds = torch.clamp(torch.full_like(t, 1) * (x.shape[-1] + x.shape[-1] % 2 - 1), min=1)
+        return (t < rounds * _MAX_SWEEPS) & (last > _TOL_EPS * eps)
+
+    def body(t, worst, last, x, v, diag):
+        n = x.shape[-1]
+        rounds = torch.clamp(torch.full_like(t, 1) * (n + n % 2 - 1), min=1)
+        r = torch.remainder(t, rounds)
+        p = _partners(n, r, x.device)
+        i = torch.arange(n, device=x.device)
+        paired, lo = p != i, i < p
+        if two_sided:
+            scale = torch.sqrt((x * x).sum((-2, -1)))        # ||x||_F, kept by the rotations
+            d = diag
+            apq = (x.index_select(-1, p) * _eye_mask(n, n, x)).sum(-1)
+            off = apq.abs() / torch.where(scale > 0, scale, 1.0).unsqueeze(-1)
+        else:
+            d = diag                                          # |b_i|^2
+            apq = (x * x.index_select(-1, p)).sum(-2)         # b_i . b_partner
+            norms = torch.sqrt(d * d.index_select(-1, p))
+            off = torch.where(norms > 0, apq.abs() / torch.where(norms > 0, norms, 1.0), 0.0)
+        dp = d.index_select(-1, p)
+        app, aqq = torch.where(lo, d, dp), torch.where(lo, dp, d)
+        c, sigma = _rotations(app, aqq, apq, lo, paired)
+        x = _apply_right(x, p, c, sigma)
+        if two_sided:
+            x = _apply_left_t(x, p, c, sigma)
+        v = _apply_right(v, p, c, sigma)
+        worst = torch.maximum(worst, torch.cat([off.flatten(), zero.reshape(1)]).amax())
+        end = torch.remainder(t + 1, rounds) == 0
+        last = torch.where(end, worst, last)
+        worst = torch.where(end, zero, worst)
+        return t + 1, worst, last, x, v, _diagonal_or_norms(x, two_sided)
+
+    inf = torch.full((), float("inf"), dtype=x.dtype, device=x.device)
+    state = (torch.zeros((), dtype=torch.int64), zero.clone(), inf, x.clone(), v0,
+             _diagonal_or_norms(x, two_sided))
+    _, _, _, x, v, diag = while_loop(cond, body, state)
+    return x, v, diag
+
+
+def _diagonal_or_norms(x, two_sided: bool):
+    """x's diagonal (two-sided) or squared column norms."""
+    if two_sided:
+        return (x * _eye_mask(x.shape[-2], x.shape[-1], x)).sum(-1)
+    return (x * x).sum(-2)
+
+
+def _symmetric(a, uplo: str):
+    """The symmetric matrix torch reads from a's `uplo` triangle."""
+    low = a.tril() if uplo.upper() == "L" else a.triu().mT
+    return low + low.tril(-1).mT
+
+
+def _sort_last(w, descending: bool = False, index=None):
+    """(w sorted along its last axis, stably, and the indices) by ranks: rank_i counts the
+    elements before w_i in the order, and the i with rank r lands at r (O(n^2), masks only:
+    a stablehlo.sort of a while loop's result came back as zeros from IREE 3.13 on CPU)."""
+    i = torch.arange(w.shape[-1], device=w.device) if index is None else index
+    wi, wj = w.unsqueeze(-1), w.unsqueeze(-2)               # [..., i, j]
+    lower = (i.unsqueeze(0) < i.unsqueeze(-1)).to(w.dtype)  # [i, j]: j < i
+    ahead = (wj > wi) if descending else (wj < wi)
+    tied_ahead = (wj >= wi) if descending else (wj <= wi)
+    rank = torch.where(ahead, 1.0, 0.0).sum(-1) + (torch.where(tied_ahead & ~ahead, 1.0, 0.0) * lower).sum(-1)
+    rank = rank.to(torch.int64)                              # (..., n): where w_i lands
+    onehot = rank.unsqueeze(-1) == i                         # [..., i, r]
+    idx = (onehot * i.unsqueeze(-1)).sum(-2)                 # idx[r] = the i with rank r
+    return (w.unsqueeze(-1) * onehot).sum(-2), idx
+
+
+def _take_columns(x, idx):
+    """x[..., :, idx] per batch: idx (..., n)."""
+    return torch.gather(x, -1, idx.unsqueeze(-2).expand(x.shape))
+
+
+def linalg_eigh(a, uplo: str = "L", compute_v: bool = True):
+    """aten._linalg_eigh ==> (eigenvalues ascending, eigenvectors as columns) by Jacobi."""
+    _, v, w = _jacobi(_symmetric(a, uplo), two_sided=True)
+    w, idx = _sort_last(w)
+    if not compute_v:
+        return w, a.new_zeros((0,))
+    return w, _take_columns(v, idx)
+
+
+def linalg_svd(a, full_matrices: bool = False, compute_uv: bool = True, driver=None):
+    """aten._linalg_svd ==> (U, S, Vh): one-sided Jacobi on a's columns, singular values the
+    column norms sorted descending, U from a Householder QR of the rotated columns (orthonormal
+    and complete even where a is rank deficient)."""
+    if driver is not None:
+        return NotImplemented
+    m, n = a.shape[-2], a.shape[-1]
+    k = torch.sym_min(m, n)
+    b, v, norms2 = _jacobi(a, two_sided=False)
+    norms = torch.sqrt(norms2)
+    s, idx = _sort_last(norms, descending=True)
+    s = s[..., :k]
+    if not compute_uv:
+        return a.new_zeros((0,)), s, a.new_zeros((0,))
+    b, v = _take_columns(b, idx), _take_columns(v, idx)
+    packed, tau = geqrf(b)
+    q = _householder_q(packed, tau)                           # (..., m, m)
+    diag = (packed * _eye_mask(m, n, packed)).sum(-1)          # R_jj (0 past n): (..., m)
+    u = q * torch.where(diag < 0, -1.0, 1.0).unsqueeze(-2)
+    vh = v.mT
+    if full_matrices:
+        return u, s, vh
+    return u[..., :, :k], s, vh[..., :k, :]
+
+
+# ------------------------------------------------------------------------ built from those
+
+
+def _default_tols(a, atol, rtol):
+    """torch's rule (linalg.pinv / matrix_rank): rtol = eps * max(m, n) when neither is given,
+    0 when only a positive atol is; atol = 0 when not given. Both as tensors."""
+    zero = torch.zeros((), dtype=a.dtype, device=a.device)
+    default = torch.finfo(a.dtype).eps * _size_as_float(torch.sym_max(a.shape[-2], a.shape[-1]), a)
+    atol_t = zero if atol is None else torch.as_tensor(atol, dtype=a.dtype, device=a.device)
+    if rtol is not None:
+        rtol_t = torch.as_tensor(rtol, dtype=a.dtype, device=a.device)
+    elif atol is not None:
+        rtol_t = torch.where(atol_t > 0, zero, default)
+    else:
+        rtol_t = default
+    return atol_t, rtol_t
+
+
+def linalg_pinv(a, atol=None, rtol=None, hermitian: bool = False):
+    """aten.linalg_pinv.atol_rtol_tensor ==> V diag(1/s where s > tol) U^T from svd (from eigh
+    when hermitian: U diag(1/w where |w| > tol) U^T), torch's formula."""
+    atol_t, rtol_t = _default_tols(a, atol, rtol)
+    if hermitian:
+        w, u = linalg_eigh(a, "L")
+        mag = w.abs()
+        top = torch.maximum(mag[..., :1], mag[..., -1:])
+        tol = torch.maximum(atol_t.unsqueeze(-1), rtol_t.unsqueeze(-1) * top)
+        inv = torch.where(mag > tol, 1.0 / torch.where(mag > tol, w, 1.0), 0.0)
+        return (u * inv.unsqueeze(-2)) @ u.mT
+    u, s, vh = linalg_svd(a, full_matrices=False)
+    tol = torch.maximum(atol_t.unsqueeze(-1), rtol_t.unsqueeze(-1) * s[..., :1])
+    inv = torch.where(s > tol, 1.0 / torch.where(s > tol, s, 1.0), 0.0)
+    return (vh.mT * inv.unsqueeze(-2)) @ u.mT
+
+
+def matrix_rank(a, atol=None, rtol=None, hermitian: bool = False):
+    """aten.linalg_matrix_rank.atol_rtol_tensor ==> count of singular values (|eigenvalues| when
+    hermitian) above max(atol, rtol * the largest)."""
+    atol_t, rtol_t = _default_tols(a, atol, rtol)
+    if hermitian:
+        w = linalg_eigh(a, "L", compute_v=False)[0].abs()
+        top = torch.maximum(w[..., :1], w[..., -1:])
+    else:
+        w = linalg_svd(a, compute_uv=False)[1]
+        top = w[..., :1]
+    tol = torch.maximum(atol_t.unsqueeze(-1), rtol_t.unsqueeze(-1) * top)
+    return (w > tol).sum(-1)
+
+
+def orthogonal_decompositions() -> dict[torch._ops.OpOverload, Callable]:
+    """The orthogonal / spectral factorization entries symhlo adds to the decomposition table."""
+    return {
+        aten.linalg_qr.default: linalg_qr,
+        aten.geqrf.default: geqrf,
+        aten.linalg_householder_product.default: householder_product,
+        aten.ormqr.default: ormqr,
+    }
