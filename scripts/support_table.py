@@ -156,6 +156,11 @@ ROWS: tuple[Row, ...] = (
          "test_linalg.py::test_lu_family_with_dynamic_batch_and_size",
          "test_linalg.py::test_lu_solve_with_dynamic_batch_and_size",
          "test_linalg.py::test_solve_triangular_with_dynamic_batch_and_size")),
+    Row("op", "orthogonal factorizations",
+        "linalg.qr (reduced, r) equal to eager's Q and R, ormqr and householder_product, as "
+        "Householder stablehlo.while loops over `?` batch and matrix sizes (tall, square, wide)",
+        ("test_orthogonal.py::test_qr_with_dynamic_batch_and_sizes",
+         "test_orthogonal.py::test_ormqr_and_householder_product_with_dynamic_batch")),
     Row("op", "creation",
         "arange / full / zeros / ones / new_zeros / empty with symbolic sizes; tril / triu; cumsum "
         "(also over unbounded axes)",
