@@ -6,13 +6,14 @@ ends included; the same model with batch up to 64 is left to IREE's data tiling.
 
 from __future__ import annotations
 
-import pytest
 import torch
 import torch.nn as nn
 from torch.export import Dim
 
 import symhlo
 from symhlo.backend.compiler import prepare_for_iree
+
+from e2e_harness import check_model
 
 
 class Step(nn.Module):
@@ -34,33 +35,22 @@ def _ids(b: int) -> torch.Tensor:
     return torch.randint(0, 100, (b, 1), generator=torch.Generator().manual_seed(b))
 
 
-@pytest.fixture(scope="module")
-def step_program():
-    m = Step().eval()
-    return m, symhlo.export(m, (_ids(2),), dynamic_shapes=({0: Dim("batch", min=1, max=8)},))
+def _program(max_batch: int):
+    return symhlo.export(Step().eval(), (_ids(2),), dynamic_shapes=({0: Dim("batch", min=1, max=max_batch)},))
 
 
-@pytest.fixture(scope="module")
-def step_compiled(step_program):
-    return symhlo.compile(step_program[1])
+def test_bounded_rows_equal_eager():
+    check_model("bounded-batch step", Step(), (_ids(2),), ({0: Dim("batch", min=1, max=8)},),
+                [(_ids(1),), (_ids(3),), (_ids(8),)], rtol=1e-5, atol=1e-5)
 
 
-def test_bounded_rows_are_padded_for_iree_only(step_program):
-    _, prog = step_program
+def test_bounded_rows_are_padded_for_iree_only():
+    prog = _program(8)
     assert "tensor.pad" not in prog.text                       # the portable artifact keeps `?` rows
     iree_input = prepare_for_iree(prog.text)
     assert iree_input.count("-> tensor<8x48xf32>") >= 1         # fc1 on 8 rows
     assert iree_input.count("-> tensor<8x100xf32>") == 1        # the head on 8 rows
 
 
-@pytest.mark.parametrize("b", [1, 3, 8])
-def test_bounded_rows_equal_eager(step_program, step_compiled, b):
-    m, _ = step_program
-    x = _ids(b)
-    torch.testing.assert_close(step_compiled(x), m(x), rtol=1e-5, atol=1e-5)
-
-
 def test_rows_over_one_tile_are_not_padded():
-    m = Step().eval()
-    prog = symhlo.export(m, (_ids(2),), dynamic_shapes=({0: Dim("batch", min=1, max=64)},))
-    assert "tensor.pad" not in prepare_for_iree(prog.text)
+    assert "tensor.pad" not in prepare_for_iree(_program(64).text)
