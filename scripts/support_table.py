@@ -148,14 +148,15 @@ ROWS: tuple[Row, ...] = (
         "linalg.solve (Gauss-Jordan with partial pivoting), linalg.cholesky (lower, upper; of an "
         "input or of a matrix computed in the program), det / slogdet / lu_factor (getrf loop, "
         "pivots exact), lu_factor + lu_solve, solve_triangular as stablehlo.while loops over a `?` "
-        "size, with `?` batch",
+        "size, with `?` batch; matrix_exp (scaling and squaring) over a `?` n",
         ("test_linalg.py::test_solve_with_dynamic_batch",
          "test_linalg.py::test_cholesky_with_dynamic_batch_and_size",
          "test_linalg.py::test_cholesky_of_a_computed_matrix",
          "test_linalg.py::test_factorization_is_a_loop_over_the_dynamic_size",
          "test_linalg.py::test_lu_family_with_dynamic_batch_and_size",
          "test_linalg.py::test_lu_solve_with_dynamic_batch_and_size",
-         "test_linalg.py::test_solve_triangular_with_dynamic_batch_and_size")),
+         "test_linalg.py::test_solve_triangular_with_dynamic_batch_and_size",
+         "test_linalg.py::test_matrix_exp_with_dynamic_size")),
     Row("op", "orthogonal factorizations",
         "linalg.qr (reduced, r) equal to eager's Q and R, ormqr and householder_product, as "
         "Householder stablehlo.while loops over `?` batch and matrix sizes (tall, square, wide)",

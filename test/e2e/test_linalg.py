@@ -110,3 +110,18 @@ def test_solve_triangular_with_dynamic_batch_and_size():
     check_model("linalg.solve_triangular", TriangularSolve(),
                 (torch.randn(4, 6, 6), torch.randn(4, 6, 2)), _solve_spec(), _solve_sizes(),
                 rtol=1e-4, atol=1e-4)
+
+
+class MatrixExp(torch.nn.Module):
+    def forward(self, a):
+        return torch.linalg.matrix_exp(a)
+
+
+def test_matrix_exp_with_dynamic_size():
+    """Scaling and squaring over a `?` n: norms from 0.2 to ~60 need 0 to 6 squarings (each
+    squaring doubles the relative rounding error: rtol 1e-3, as the OpInfo comparison)."""
+    n = Dim("n", min=2, max=64)
+    gen = torch.Generator().manual_seed(2)
+    sizes = [(torch.randn(m, m, generator=gen) * scale,) for m, scale in ((2, 0.1), (5, 2.0), (9, 6.0))]
+    check_model("linalg.matrix_exp", MatrixExp(), (torch.randn(6, 6),), ({0: n, 1: n},), sizes,
+                rtol=1e-3, atol=1e-4)
