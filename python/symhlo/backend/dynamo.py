@@ -331,7 +331,7 @@ class _GraphPlan:
                     vr = s.node.shape_env.var_to_range.get(expr)
                     lo = _bound(vr.lower) if vr is not None else None
                     hi = _bound(vr.upper) if vr is not None else None
-                    ranges[expr] = [max(lo or 0, 0), hi]
+                    ranges[expr] = list(_admitted_ends(s.node.shape_env, expr, max(lo or 0, 0), hi))
                 r = ranges[expr]
                 if spec is not None:
                     r[0] = max(r[0], spec.min_shape[axis])
@@ -404,6 +404,43 @@ def _product(args):
     for a in args[1:]:
         acc = acc * a
     return acc
+
+
+def _admitted_ends(shape_env, sym, lo: int, hi: int | None, reach: int = 64) -> tuple[int, int | None]:
+    """`sym`'s range [lo, hi] with each end moved inward past values dynamo's own guards exclude.
+
+    Dynamo keeps disequalities (`s - 2 != 1` after a 3x3 conv: a 1-pixel output would specialize)
+    as guards, not in the range; torch.export then refuses a Dim whose range holds such a value
+    ("Not all values of x_2 ... satisfy the generated guard"). The graph dynamo handed over is only
+    valid where its guards hold (dynamo recompiles elsewhere), so the ends move to the nearest
+    values that satisfy every guard on `sym` alone; guards naming other symbols are left to export.
+    """
+    guards = []
+    for g in getattr(shape_env, "guards", ()):
+        e = getattr(g, "expr", None)
+        if e is not None and getattr(e, "free_symbols", None) == {sym}:
+            guards.append(e)
+    if not guards:
+        return lo, hi
+
+    def admitted(v: int) -> bool:
+        for e in guards:
+            try:
+                if not bool(e.subs(sym, v)):
+                    return False
+            except TypeError:  # not decidable at v: leave it to torch.export
+                continue
+        return True
+
+    for _ in range(reach):
+        if admitted(lo) or (hi is not None and lo >= hi):
+            break
+        lo += 1
+    for _ in range(reach):
+        if hi is None or admitted(hi) or hi <= lo:
+            break
+        hi -= 1
+    return lo, hi
 
 
 def _bound(x) -> int | None:

@@ -527,15 +527,9 @@ def _make_inline_literal_op(tensor: torch.Tensor, vtensor_type, py_attr_tracker)
             array = t.numpy().astype(np.bool_)
         else:
             array = t.numpy()
-        if t.dtype == torch.bfloat16:
-            raw = ir.DenseElementsAttr.get(array, type=ir.IntegerType.get_signless(16),
-                                           shape=list(t.shape))
-            mapping.value = ir.DenseElementsAttr.get(
-                array, type=element_type, shape=list(t.shape)) if False else \
-                ir.Attribute.parse(str(raw).replace("xi16>", "xbf16>"))  # pragma: no cover
-        else:
-            mapping.value = ir.DenseElementsAttr.get(array, type=element_type,
-                                                     shape=list(t.shape))
+        # bf16 has no numpy dtype: its int16 bit patterns go in as raw 16-bit elements of type
+        # bf16 (re-typing the printed i16 attribute read the patterns as integers, not floats).
+        mapping.value = ir.DenseElementsAttr.get(array, type=element_type, shape=list(t.shape))
     return ir.Operation.create(name="torch.vtensor.literal", results=[vtensor_type],
                                attributes={"value": mapping.value})
 
