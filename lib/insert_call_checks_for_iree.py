@@ -40,7 +40,14 @@ symhlo's own runtime reads both from a `.vmfb`. Size expressions and relations a
 size_exprs.parse / parse_comparison (the one parser of the contract's text); one outside what is
 compiled here (+, -, *, //, %, Max, Min, floor, ceiling, / by a positive constant, over symbols and
 integers; one comparison per relation) is listed in the reflection's `symhlo.unchecked` instead; symhlo's runtime still checks it. Functions without the contract
-attributes (StableHLO from other exporters) are left as they are.
+attributes (StableHLO from other exporters) are left as they are but for the reflection's
+`symhlo.contract` (their declaration and any exporter's shape assertions), so that a `.vmfb`
+always carries what symhlo.load reads its call contract from:
+
+    func.func @main(%x: tensor<?xf32>) -> tensor<?xf32> { ... }
+  ==>
+    func.func @main(%x: tensor<?xf32>) -> tensor<?xf32> attributes {iree.reflection = {
+        symhlo.contract = "func.func private @main(tensor<?xf32>) -> (tensor<?xf32>) attributes {}"}}
 """
 
 from __future__ import annotations
@@ -217,6 +224,16 @@ def _declaration(ftype: ir.FunctionType, demote_f64: bool) -> str:
     return f"sync func @main({ins}) -> ({outs})"
 
 
+
+def _contract_text(main: ir.Operation) -> str:
+    """`main`'s declaration with its `symhlo.*` attributes, as text (the reflection's
+    `symhlo.contract`): `func.func private @main(tensor<?x4xf32>) -> (...) attributes {...}`."""
+    ftype = ir.FunctionType(ir.TypeAttr(main.attributes["function_type"]).value)
+    return "func.func private @main(" + ", ".join(str(t) for t in ftype.inputs) + ") -> (" + \
+        ", ".join(str(t) for t in ftype.results) + ") attributes {" + ", ".join(
+            f"{a.name} = {a.attr}" for a in (main.attributes[i] for i in range(len(main.attributes)))
+            if a.name.startswith("symhlo.")) + "}"
+
 @dataclass(frozen=True)
 class InsertCallChecksForIree(Pass):
     """The contract on @main -> a buffer-view @main whose imports and asserts check every call."""
@@ -228,7 +245,16 @@ class InsertCallChecksForIree(Pass):
 
     def run(self, module: ir.Module) -> None:
         main = main_function(module)
-        if main is None or not any(a in main.attributes for a in CONTRACT_ATTRS):
+        if main is None:
+            return
+        if not any(a in main.attributes for a in CONTRACT_ATTRS):
+            # No contract to check: @main only records its declaration (and any exporter's
+            # shape assertions), which symhlo's runtime reads back from the .vmfb.
+            reflection = {a.name: a.attr for a in ir.DictAttr(main.attributes["iree.reflection"])} \
+                if "iree.reflection" in main.attributes else {}
+            with module.context:
+                reflection[VMFB_CONTRACT] = ir.StringAttr.get(_contract_text(main))
+                main.attributes["iree.reflection"] = ir.DictAttr.get(reflection)
             return
         ctx = module.context
         ctx.allow_unregistered_dialects = True   # hal's ops and types: IREE's, not torch-mlir's
@@ -259,10 +285,7 @@ class InsertCallChecksForIree(Pass):
 
     def _wrap(self, module: ir.Module, main: ir.Operation) -> None:
         ftype = ir.FunctionType(ir.TypeAttr(main.attributes["function_type"]).value)
-        contract = "func.func private @main(" + ", ".join(str(t) for t in ftype.inputs) + ") -> (" + \
-            ", ".join(str(t) for t in ftype.results) + ") attributes {" + ", ".join(
-                f"{a.name} = {a.attr}" for a in (main.attributes[i] for i in range(len(main.attributes)))
-                if a.name.startswith("symhlo.")) + "}"
+        contract = _contract_text(main)
         names = _strings(main, ARG_NAMES)
         shapes = [[ir.StringAttr(s).value for s in ir.ArrayAttr(a)]
                   for a in ir.ArrayAttr(main.attributes[ARG_SHAPES])] \

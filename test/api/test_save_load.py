@@ -41,8 +41,10 @@ def test_header_is_json_not_pickle(saved):
     _, _, data = saved
     (n,) = struct.unpack("<Q", data[8:16])
     header = json.loads(data[16:16 + n])
-    assert header["format"] == 2 and header["target"] == "cpu"
+    assert header["format"] == 3 and header["target"] == "cpu"
+    assert "symbols" not in header   # the contract is the vmfb's record of @main's attributes
     (variant,) = header["variants"]
+    assert "symbols" not in variant
     assert variant["size"] == len(data) - 16 - n and len(variant["sha256"]) == 64
 
 
@@ -60,7 +62,7 @@ def test_truncated_file(saved, tmp_path, cut):
     (b"\x7fELF" + bytes(100), r"not a saved symhlo module \(bad magic\)"),
     (b"SYMHLO\x00\x01" + struct.pack("<Q", 5) + b"{oops", r"is corrupt: JSONDecodeError"),
     (b"SYMHLO\x00\x01" + struct.pack("<Q", 2) + b"[]", r"is corrupt: ValueError: the header is not a JSON object"),
-    (b"SYMHLO\x00\x01" + struct.pack("<Q", 13) + b'{"format": 9}', r"has format version 9; this symhlo reads 1 and 2"),
+    (b"SYMHLO\x00\x01" + struct.pack("<Q", 13) + b'{"format": 9}', r"has format version 9; this symhlo reads 1, 2 and 3"),
     (b"SYMHLO\x00\x01" + struct.pack("<Q", 2**40), r"is truncated: the header needs 1099511627776 bytes"),
 ])
 def test_foreign_or_corrupt_file(tmp_path, content, pattern):
@@ -84,11 +86,11 @@ def test_edited_header_missing_key(saved, tmp_path):
     _, _, data = saved
     (n,) = struct.unpack("<Q", data[8:16])
     header = json.loads(data[16:16 + n])
-    del header["variants"][0]["symbols"]
+    del header["variants"][0]["size"]
     blob = json.dumps(header).encode()
     bad = tmp_path / "edit.symhlo"
     bad.write_bytes(data[:8] + struct.pack("<Q", len(blob)) + blob + data[16 + n:])
-    with pytest.raises(symhlo.SymhloError, match=r"is corrupt: KeyError: 'symbols'"):
+    with pytest.raises(symhlo.SymhloError, match=r"is corrupt: KeyError: 'size'"):
         symhlo.load(bad)
 
 
@@ -103,3 +105,39 @@ def test_trailing_garbage(saved, tmp_path):
 def test_missing_file(tmp_path):
     with pytest.raises(symhlo.SymhloError, match=r"cannot read '.*nope\.symhlo'"):
         symhlo.load(tmp_path / "nope.symhlo")
+
+
+def _with_header(data: bytes, header: dict) -> bytes:
+    from symhlo.backend.compiler import _header_digest
+
+    header = dict(header, header_sha256=_header_digest(header))
+    (n,) = struct.unpack("<Q", data[8:16])
+    blob = json.dumps(header).encode()
+    return data[:8] + struct.pack("<Q", len(blob)) + blob + data[16 + n:]
+
+
+def test_format_2_file_reads_its_contract_from_the_vmfb_not_its_json(saved, tmp_path):
+    """A format-2 header also carried the contract as JSON; load reads the vmfb's record of
+    @main's attributes instead, so a stale (here: widened) JSON table changes nothing."""
+    cm, _, data = saved
+    (n,) = struct.unpack("<Q", data[8:16])
+    header = json.loads(data[16:16 + n])
+    stale = {"inputs": [], "ranges": {"n": [0, 10**6]}, "names": {}, "relations": []}
+    header = dict(header, format=2, symbols=stale,
+                  variants=[dict(v, symbols=stale) for v in header["variants"]])
+    p = tmp_path / "v2.symhlo"
+    p.write_bytes(_with_header(data, header))
+    cm2 = symhlo.load(p)
+    assert [repr(d) for d in cm2.dims] == [repr(d) for d in cm.dims]
+    with pytest.raises(symhlo.ShapeError, match=r"^x: axis 0 is 33, above max 32 of 'n'$"):
+        cm2(torch.randn(33, 3), torch.randn(33, 3))
+
+
+def test_vmfb_without_recorded_contract_is_refused(saved, tmp_path, monkeypatch):
+    from symhlo.backend import compiler
+
+    _, path, _ = saved
+    monkeypatch.setattr(compiler, "recorded_main", lambda vmfb: None)
+    with pytest.raises(symhlo.SymhloError, match=r"\(format version 3\): IREE module 0 records no call "
+                                                 r"contract .*compile and save the model again"):
+        symhlo.load(path)

@@ -166,7 +166,7 @@ def test_flipped_bytes_anywhere(saved, tmp_path, no_code_paths, iree_loads):
             continue
         # Accepted: it must be exactly the saved module.
         h2, _, b2 = _split(bytes(bad))
-        known = ("format", "target", "symbols", "out_spec", "variants")
+        known = ("format", "target", "out_spec", "variants")
         assert b2 == body and cm.vmfb == body, f"flip at {pos} was accepted with a different vmfb"
         assert {k: h2.get(k) for k in known} == {k: header[k] for k in known}, \
             f"flip at {pos} was accepted with a different header"
@@ -215,7 +215,7 @@ def test_raw_vmfb_and_pt2_are_not_saved_modules(two_inputs_module, tmp_path, no_
         symhlo.load(tmp_path)  # a directory
 
 
-@pytest.mark.parametrize("fmt", [0, 3, 99, -1, "2", None, [2]])
+@pytest.mark.parametrize("fmt", [0, 4, 99, -1, "2", None, [2], True, 2.0])
 def test_version_mismatch(saved, tmp_path, fmt, no_code_paths, iree_loads):
     header, _, body = _split(saved)
     p = tmp_path / "v.symhlo"
@@ -225,19 +225,30 @@ def test_version_mismatch(saved, tmp_path, fmt, no_code_paths, iree_loads):
     assert iree_loads == []
 
 
-def test_crafted_shape_expression_is_not_executed(saved, tmp_path, no_code_paths, iree_loads):
+def test_crafted_shape_expression_is_not_executed(saved, tmp_path, monkeypatch, no_code_paths, iree_loads):
+    """The contract a saved module carries is its vmfb's record of @main's attributes (a crafted
+    vmfb can say anything there): its size expressions are parsed, never evaluated."""
+    from torch_mlir import ir
+    from symhlo.passes.ir_util import new_context
+
     marker = tmp_path / "RAN"
     payload = ("[c for c in ().__class__.__base__.__subclasses__() if c.__name__ == '_wrap_close'][0]"
                f".__init__.__globals__['system']('touch {marker}')")
-    header, _, body = _split(saved)
-    for where in ("symbols", "variant"):
-        h = json.loads(json.dumps(header))
-        table = h["symbols"] if where == "symbols" else h["variants"][0]["symbols"]
-        table["inputs"][0]["shape"][0] = payload
-        p = tmp_path / f"crafted-{where}.symhlo"
-        p.write_bytes(_join(h, body))
-        with pytest.raises(symhlo.SymhloError, match=r"is corrupt: ValueError: not a size expression"):
-            symhlo.load(p)
+    crafted = ('func.func private @main(tensor<?x4xf32>, tensor<?x4xf32>) -> (tensor<?x4xf32>) '
+               f'attributes {{symhlo.arg_shapes = [["{payload}", "4"], ["n", "4"]], '
+               'symhlo.symbols = {n = [0, 9]}}')
+    keep = []
+
+    def recorded(vmfb):
+        keep.append(ir.Module.parse(crafted, new_context()))
+        return keep[-1]
+
+    monkeypatch.setattr(compiler, "recorded_main", recorded)
+    p = tmp_path / "crafted.symhlo"
+    p.write_bytes(saved)
+    with pytest.raises(symhlo.SymhloError, match=r"is corrupt: its recorded contract: @main: bad "
+                                                 r"symhlo.arg_shapes entry for arg0 axis 0"):
+        symhlo.load(p)
     assert not marker.exists()
     assert iree_loads == []
 
@@ -264,7 +275,7 @@ def test_crafted_output_spec_imports_nothing(saved, tmp_path, monkeypatch, iree_
 def test_edited_header_without_rehash_fails_the_header_checksum(saved, tmp_path, no_code_paths, iree_loads):
     header, _, body = _split(saved)
     h = json.loads(json.dumps(header))
-    h["symbols"]["ranges"] = {k: [2, 10**6] for k in h["symbols"]["ranges"]}
+    h["variants"][0]["profile"] = {"index": 0}
     p = tmp_path / "edited.symhlo"
     p.write_bytes(_join(h, body, rehash=False))
     with pytest.raises(symhlo.SymhloError, match=r"is corrupt: its header fails its sha256 check"):

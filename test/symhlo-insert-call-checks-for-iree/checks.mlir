@@ -61,11 +61,13 @@ func.func @main(%x: tensor<?xf32>) -> tensor<?xf32> attributes {
 
 // -----
 
-// StableHLO without symhlo's contract (another exporter's) is left alone.
+// StableHLO without symhlo's contract (another exporter's) is left alone, but for the
+// reflection's record of its declaration and symhlo.* attributes (what symhlo.load reads).
 // CHECK-LABEL: func.func @main(
 // CHECK-SAME:    %{{.*}}: tensor<?xf32>) -> tensor<?xf32>
+// CHECK-SAME:    iree.reflection = {symhlo.contract = "func.func private @main(tensor<?xf32>) -> (tensor<?xf32>) attributes {symhlo.shape_assertions = []}"}
 // CHECK-NOT:     hal.
-func.func @main(%x: tensor<?xf32>) -> tensor<?xf32> {
+func.func @main(%x: tensor<?xf32>) -> tensor<?xf32> attributes {symhlo.shape_assertions = []} {
   return %x : tensor<?xf32>
 }
 

@@ -21,6 +21,7 @@ import torch
 from symhlo.passes.ir_util import new_context
 from symhlo.passes.registry import PipelineError, run_pipeline
 
+from ..contract.attributes import main_func, read_contract, signature_specs
 from ..contract.containers import resolve_type_names
 from ..contract.dims import SymbolTable
 from ..contract.inputs import Profile, opt_static_inputs, profile_groups
@@ -31,7 +32,7 @@ from ..errors import (CompileError, DeviceError, RuntimeCheckError, ShapeError, 
 from ..frontend.export import StableHLOProgram, export as _export, narrow_program
 from ..stages import Stage, StageTimer, bump as _bump
 from .runtime import Runtime, to_numpy, to_torch
-from .targets import TARGETS, check_program, check_vmfb, target_flags
+from .targets import TARGETS, check_program, check_vmfb, recorded_main, target_flags
 
 
 
@@ -387,14 +388,17 @@ class CompiledModule:
     # -- persistence ----------------------------------------------------------------------------
 
     MAGIC = b"SYMHLO\x00\x01"
-    FORMAT = 2
+    FORMAT = 3
 
     def save(self, path: str | Path) -> None:
         """Writes one file: magic, header length, a JSON header, then each variant's vmfb.
 
-        The header holds the target, the output spec, the (union) symbols, per variant its
-        symbols, profile, size and sha256, and the sha256 of the header itself (`header_sha256`,
-        over its canonical JSON). No pickle: loading never runs code from the file.
+        The header holds the target, the output spec, per variant its profile, output dtypes,
+        size and sha256, and the sha256 of the header itself (`header_sha256`, over its canonical
+        JSON). The call contract is not in it: each vmfb records its @main's contract attributes
+        (symhlo-insert-call-checks-for-iree), and `load` reads them back with the reader the live
+        path uses (contract.attributes.read_contract). No pickle: loading never runs code from
+        the file.
 
         Args:
           path: where to write (conventionally `*.symhlo`).
@@ -402,10 +406,9 @@ class CompiledModule:
         import torch.utils._pytree as pytree
 
         header = {
-            "format": self.FORMAT, "target": self.target, "symbols": self.symbols.to_json(),
+            "format": self.FORMAT, "target": self.target,
             "out_spec": pytree.treespec_dumps(self.out_spec) if self.out_spec is not None else None,
-            "variants": [{"symbols": v.symbols.to_json(),
-                          "profile": v.profile.to_json() if v.profile is not None else None,
+            "variants": [{"profile": v.profile.to_json() if v.profile is not None else None,
                           "out_dtypes": v.out_dtypes,
                           "size": len(v.vmfb), "sha256": hashlib.sha256(v.vmfb).hexdigest()}
                          for v in self.variants],
@@ -419,7 +422,8 @@ class CompiledModule:
 
     @classmethod
     def load(cls, path: str | Path, *, containers: str = "import") -> "CompiledModule":
-        """Reads a file written by `save`.
+        """Reads a file written by `save` (format 3; formats 1 and 2, whose headers also carried
+        the contract as JSON, load the same way: their JSON is not read).
 
         Args:
           path: the file.
@@ -429,11 +433,12 @@ class CompiledModule:
             classes this process does not know come back as dict stand-ins (for tools that need
             the tensors only, e.g. `symhlo run`).
         Returns:
-          a CompiledModule that checks shapes exactly as the saved one did.
+          a CompiledModule that checks shapes exactly as the saved one did: each variant's
+          contract is read from its vmfb's record of @main's attributes.
         Raises:
           SymhloError: the file is missing, foreign, truncated or corrupt (checked before IREE
-          sees any byte of it); with containers="import", a container class that cannot be
-          imported (named with its module).
+          sees any byte of it); a vmfb without a recorded contract; with containers="import", a
+          container class that cannot be imported (named with its module).
         """
         if containers not in ("import", "standin"):
             raise ValueError(f"containers must be 'import' or 'standin', got {containers!r}")
@@ -458,14 +463,12 @@ class CompiledModule:
             header = json.loads(data[start:start + n].decode())
             if not isinstance(header, dict):
                 raise ValueError("the header is not a JSON object")
-            if containers == "import":  # before any spec is parsed: inputs' specs name them too
-                resolve_type_names(_header_type_names(header), strict=True)
             fmt = header.get("format")
-            if fmt not in (1, 2):
-                raise SymhloError(f"'{path}' has format version {fmt!r}; this symhlo reads 1 and 2")
+            if type(fmt) is not int or fmt not in (1, 2, 3):
+                raise SymhloError(f"'{path}' has format version {fmt!r}; this symhlo reads 1, 2 and 3")
             body = data[start + n:]
             if fmt == 1:
-                entries = [{"symbols": header["symbols"], "profile": None, "size": header["vmfb_size"]}]
+                entries = [{"profile": None, "size": header["vmfb_size"]}]
             else:
                 entries = header["variants"]
                 if not isinstance(entries, list) or not entries:
@@ -475,25 +478,42 @@ class CompiledModule:
                 raise SymhloError(f"'{path}' is truncated: its IREE module(s) have {len(body)} bytes, "
                                   f"expected {want}" if len(body) < want else
                                   f"'{path}' is corrupt: {len(body) - want} unexpected trailing bytes")
-            variants, offset = [], 0
-            for k, e in enumerate(entries):
-                vmfb = body[offset:offset + int(e["size"])]
-                offset += int(e["size"])
-                if "sha256" in e and hashlib.sha256(vmfb).hexdigest() != e["sha256"]:
-                    raise SymhloError(f"'{path}' is corrupt: IREE module {k} fails its sha256 check")
-                profile = Profile.from_json(e["profile"]) if e.get("profile") else None
-                out_dtypes = e.get("out_dtypes")
-                if out_dtypes is not None and not all(isinstance(d, str) for d in out_dtypes):
-                    raise ValueError("out_dtypes must be dtype names")
-                variants.append(Variant(vmfb, SymbolTable.from_json(e["symbols"]), profile, out_dtypes))
-            symbols = SymbolTable.from_json(header["symbols"])
-            out_spec = (treespec_loads(header["out_spec"], strict=containers == "import")
-                        if header.get("out_spec") else None)
             target = header["target"]
             if target not in TARGETS:
                 raise ValueError(f"unknown target {target!r}")
             if "header_sha256" in header and header["header_sha256"] != _header_digest(header):
                 raise SymhloError(f"'{path}' is corrupt: its header fails its sha256 check")
+            vmfbs, offset = [], 0
+            for k, e in enumerate(entries):
+                vmfb = body[offset:offset + int(e["size"])]
+                offset += int(e["size"])
+                if "sha256" in e and hashlib.sha256(vmfb).hexdigest() != e["sha256"]:
+                    raise SymhloError(f"'{path}' is corrupt: IREE module {k} fails its sha256 check")
+                vmfbs.append(vmfb)
+            recorded = []   # each vmfb's record of @main and its contract attributes
+            for k, vmfb in enumerate(vmfbs):
+                parsed = recorded_main(vmfb)
+                if parsed is None:
+                    raise SymhloError(f"'{path}' (format version {fmt}): IREE module {k} records no "
+                                      "call contract (saved by a symhlo older than the contract "
+                                      "attributes): compile and save the model again")
+                recorded.append(parsed)
+            if containers == "import":  # before any spec is parsed: inputs' specs name them too
+                texts = [header.get("out_spec")] + [t for m in recorded for t in signature_specs(main_func(m))]
+                resolve_type_names(_spec_type_names(texts), strict=True)
+            variants = []
+            for e, vmfb, parsed in zip(entries, vmfbs, recorded):
+                profile = Profile.from_json(e["profile"]) if e.get("profile") else None
+                out_dtypes = e.get("out_dtypes")
+                if out_dtypes is not None and not all(isinstance(d, str) for d in out_dtypes):
+                    raise ValueError("out_dtypes must be dtype names")
+                variants.append(Variant(vmfb, read_contract(main_func(parsed)), profile, out_dtypes))
+            symbols = (variants[0].symbols if len(variants) == 1 else
+                       SymbolTable.union([v.symbols for v in variants]))
+            out_spec = (treespec_loads(header["out_spec"], strict=containers == "import")
+                        if header.get("out_spec") else None)
+        except CompileError as e:   # read_contract: a malformed recorded contract
+            raise SymhloError(f"'{path}' is corrupt: its recorded contract: {e}") from None
         except SymhloError:
             raise
         except Exception as e:
@@ -501,15 +521,9 @@ class CompiledModule:
         return cls(variants[0].vmfb, symbols, target=target, out_spec=out_spec, variants=variants)
 
 
-def _header_type_names(header: dict) -> set[str]:
+def _spec_type_names(texts: Sequence[str | None]) -> set[str]:
     """The container type names in a saved module's pytree specs (outputs, and each variant's
     signature: inputs and outputs)."""
-    texts = [header.get("out_spec")]
-    for table in [header.get("symbols")] + [e.get("symbols") for e in header.get("variants") or []
-                                             if isinstance(e, dict)]:
-        sig = table.get("signature") if isinstance(table, dict) else None
-        if isinstance(sig, dict):
-            texts += [sig.get("in_spec"), sig.get("out_spec")]
     names: set[str] = set()
     for text in texts:
         if isinstance(text, str):

@@ -201,12 +201,13 @@ def vmfb_unchecked(vmfb: bytes, function: str = "main") -> list[str]:
     return list(json.loads(text)) if text else []
 
 
-def vmfb_contract(vmfb: bytes, function: str = "main"):
-    """The call contract compiled into a vmfb (symhlo-insert-call-checks-for-iree records it in
-    the function's reflection) as a SymbolTable, or None for a module without one.
+def recorded_main(vmfb: bytes, function: str = "main"):
+    """The module holding the `func.func @main` declaration, with its contract attributes, that a
+    vmfb records in the function's reflection (symhlo-insert-call-checks-for-iree), or None for a
+    module without one. Read @main with main_func while the module is alive.
 
     Raises:
-      SymhloError: the bytes are not an IREE module, or its recorded contract is malformed.
+      SymhloError: the bytes are not an IREE module, or its recorded contract does not parse.
     """
     import iree.runtime as rt
     from torch_mlir import ir
@@ -222,13 +223,23 @@ def vmfb_contract(vmfb: bytes, function: str = "main"):
     if not text:
         return None
     try:
-        parsed = ir.Module.parse(text, new_context())   # kept alive while its func is read
+        parsed = ir.Module.parse(text, new_context())
     except ir.MLIRError as e:
         raise SymhloError(f"the module's recorded contract does not parse: {e}") from None
-    func = main_func(parsed)
-    if func is None:
+    if main_func(parsed) is None:
         raise SymhloError("the module's recorded contract has no @main")
-    return read_contract(func)
+    return parsed
+
+
+def vmfb_contract(vmfb: bytes, function: str = "main"):
+    """The call contract compiled into a vmfb (see recorded_main) as a SymbolTable, or None for a
+    module without one.
+
+    Raises:
+      SymhloError: the bytes are not an IREE module, or its recorded contract is malformed.
+    """
+    parsed = recorded_main(vmfb, function)
+    return None if parsed is None else read_contract(main_func(parsed))
 
 
 def check_vmfb(vmfb: bytes, target: str) -> str:

@@ -47,6 +47,7 @@ from symhlo.passes.contract_attrs import (ARG_NAMES, ARG_SHAPES, RELATIONS, RESU
 
 from ..errors import CompileError, UnsupportedOpError
 from .dims import InputSpec, SymbolTable, parse_relation, parse_shape_expr
+from .shape_assertions import read_func_attribute
 from .signature import Signature
 
 _RESERVED = {"Mod", "PythonMod", "floor", "ceiling", "Max", "Min", "FloorDiv", "CeilDiv"}
@@ -271,7 +272,8 @@ _MLIR_TO_TORCH_DTYPE = {
 
 
 def read_contract(func):
-    """The SymbolTable (with its `signature`) that `func`'s attributes describe.
+    """The SymbolTable (with its `signature`, runtime checks and exporter's shape assertions) that
+    `func`'s attributes describe.
 
     Works on any `func.func` (a torch_mlir.ir op): attributes symhlo did not write are read as
     "every `?` axis its own unbounded symbol `<arg>_dim<axis>`", with arguments named arg0, ...
@@ -337,6 +339,7 @@ def read_contract(func):
     used = {str(s) for i in inputs for e in i.shape if not isinstance(e, int) for s in e.free_symbols}
     table = SymbolTable(inputs, {s: r for s, r in ranges.items() if s in used}, None, relations)
     table.runtime_checks = strings(RUNTIME_CHECKS) or []
+    table.assertions = read_func_attribute(func)
     if SIGNATURE in attrs:
         try:
             table.signature = Signature.from_json(from_attr(attrs[SIGNATURE]))
@@ -346,6 +349,19 @@ def read_contract(func):
             raise CompileError(f"@main: symhlo.signature names {table.signature.num_tensors} tensor "
                                f"argument(s), the function takes {len(inputs)}")
     return table
+
+
+def signature_specs(func) -> list[str]:
+    """The pytree spec texts (inputs, outputs) `func`'s symhlo.signature names, unparsed: what
+    symhlo.load resolves container classes from before the signature is read."""
+    if SIGNATURE not in func.attributes:
+        return []
+    try:
+        sig = from_attr(func.attributes[SIGNATURE])
+    except ValueError as err:
+        raise CompileError(f"@main: bad symhlo.signature: {err}") from None
+    return [t for t in (sig.get("in_spec"), sig.get("out_spec")) if isinstance(t, str)] \
+        if isinstance(sig, dict) else []
 
 
 def main_func(module):

@@ -20,8 +20,7 @@ from symhlo.passes.contract_attrs import MAX_DIM_SIZE, is_unbounded
 from symhlo.passes.size_exprs import parse as parse_size_text
 
 from ..errors import ShapeError
-from .shape_assertions import check as check_assertions, from_json as assertions_from_json
-from .signature import Signature
+from .shape_assertions import check as check_assertions
 
 
 _STATIC, _SYM, _EXPR = 0, 1, 2
@@ -146,33 +145,6 @@ class SymbolTable:
                 if s in out:
                     out[s].relations.append(self.render(text))
         return sorted(out.values(), key=lambda d: (not d.bindings, d.name))
-
-    def to_json(self) -> dict:
-        return {
-            "inputs": [{"name": i.name, "dtype": i.dtype,
-                        "shape": [s if isinstance(s, int) else str(s) for s in i.shape]}
-                       for i in self.inputs],
-            "ranges": {s: [lo, hi] for s, (lo, hi) in self.ranges.items()},
-            "names": self.names,
-            "relations": self.relations,
-            **({"signature": self.signature.to_json()} if self.signature is not None else {}),
-            **({"assertions": self.assertions} if self.assertions else {}),
-            **({"runtime_checks": self.runtime_checks} if self.runtime_checks else {}),
-        }
-
-    @classmethod
-    def from_json(cls, data: dict) -> "SymbolTable":
-        inputs = [InputSpec(str(i["name"]), str(i["dtype"]),
-                            [s if isinstance(s, int) else parse_shape_expr(s) for s in i["shape"]])
-                  for i in data["inputs"]]
-        ranges = {s: (int(lo), None if hi is None else int(hi)) for s, (lo, hi) in data["ranges"].items()}
-        table = cls(inputs, ranges, data.get("names"), [str(r) for r in data.get("relations", [])])
-        if data.get("signature") is not None:
-            table.signature = Signature.from_json(data["signature"])
-        if data.get("assertions"):
-            table.assertions = assertions_from_json(data["assertions"], len(inputs))
-        table.runtime_checks = [str(m) for m in data.get("runtime_checks", [])]
-        return table
 
     def table(self) -> str:
         """The dims as a text table: symbol, min, max, binds, derived."""

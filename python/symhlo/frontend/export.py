@@ -396,7 +396,6 @@ def program_from_mlir(text: str) -> StableHLOProgram:
     if import_foreign(module):  # another exporter's StableHLO: calls inlined, assertions -> checks
         text, func = module.operation.get_asm(enable_debug_info=True), main_func(module)  # keeps the input's lines
     symbols = read_contract(func)
-    symbols.assertions = read_func_attribute(func)
     out_spec = None
     if symbols.signature is not None and symbols.signature.out_spec:
         try:
