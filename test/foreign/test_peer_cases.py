@@ -505,3 +505,27 @@ def test_empty_dynamic_axis_runs():
     for n in (0, 5):
         x = torch.randn(n, 4)
         _close(cm(x), m(x))
+
+
+# --- Torch-TensorRT: Input(format=) ---------------------------------------------------------------------
+
+def test_trt_input_channels_last_format():
+    """Input(format=torch.channels_last): traced in that layout; calls in either layout match eager."""
+    m = _ConvRelu().eval()
+    inp = symhlo.Input(min_shape=(1, 3, 8, 8), opt_shape=(2, 3, 8, 8), max_shape=(4, 3, 8, 8),
+                       format=torch.channels_last, name="x")
+    assert inp.example().is_contiguous(memory_format=torch.channels_last)
+    assert "format=torch.channels_last" in repr(inp)
+    cm = symhlo.compile(m, inputs=[inp])
+    with torch.no_grad():
+        for n in (3, 1):
+            x = torch.randn(n, 3, 8, 8)
+            _close(cm(x.contiguous(memory_format=torch.channels_last)), m(x))
+            _close(cm(x), m(x))
+
+
+def test_trt_input_format_errors():
+    with pytest.raises(ValueError, match=r"format=torch.channels_last needs a rank-4 input, this one has rank 2"):
+        symhlo.Input(min_shape=(1, 3), max_shape=(4, 3), format=torch.channels_last)
+    with pytest.raises(ValueError, match=r"format=torch.preserve_format is not one of"):
+        symhlo.Input(shape=(1, 3), format=torch.preserve_format)

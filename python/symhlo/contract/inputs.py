@@ -12,6 +12,8 @@ import torch
 from .dims import linear_form
 
 _PROFILE_KEYS = ("min_shape", "opt_shape", "max_shape")
+# Input(format=): the rank each memory format needs (None: any rank).
+_FORMAT_RANKS = {torch.contiguous_format: None, torch.channels_last: 4, torch.channels_last_3d: 5}
 
 
 class Input:
@@ -31,6 +33,9 @@ class Input:
       dtype: the torch dtype.
       name: the input's name in error messages (defaults to the model's parameter name).
       dims: a symbol name (or None) per axis.
+      format: the memory format example tensors are traced in (`torch.contiguous_format`,
+        `torch.channels_last` for rank 4, `torch.channels_last_3d` for rank 5), as
+        Torch-TensorRT's Input(format=) says; the compiled module takes tensors in any layout.
       profiles: optimization profiles, each a dict(min_shape=, opt_shape=, max_shape=).
     Raises:
       ValueError: quoting the argument that is wrong (ranks differ, min > opt, bad name, ...).
@@ -39,7 +44,8 @@ class Input:
     def __init__(self, shape: Sequence | None = None, *, min_shape: Sequence | None = None,
                  opt_shape: Sequence | None = None, max_shape: Sequence | None = None,
                  dtype: torch.dtype = torch.float32, name: str | None = None,
-                 dims: Sequence | None = None, profiles: Sequence[dict] | None = None):
+                 dims: Sequence | None = None, profiles: Sequence[dict] | None = None,
+                 format: torch.memory_format = torch.contiguous_format):
         if name is not None and not isinstance(name, str):
             raise ValueError(f"Input: name={name!r} must be a string")
         self.name = name
@@ -101,6 +107,13 @@ class Input:
                              f"input")
         self.min_shape, self.opt_shape, self.max_shape = lo, opt, hi
         self.dim_names = tuple(names)
+        need = _FORMAT_RANKS.get(format, -1)
+        if need == -1:
+            raise ValueError(f"{where}: format={format!r} is not one of torch.contiguous_format, "
+                             "torch.channels_last, torch.channels_last_3d")
+        if need is not None and need != rank:
+            raise ValueError(f"{where}: format={format} needs a rank-{need} input, this one has rank {rank}")
+        self.format = format
 
     @staticmethod
     def _names(where, shape_names, dims, shape):
@@ -136,7 +149,7 @@ class Input:
             return self
         p = self.profiles[k]
         return Input(min_shape=p["min_shape"], opt_shape=p["opt_shape"], max_shape=p["max_shape"],
-                     dtype=self.dtype, name=self.name, dims=self.dim_names)
+                     dtype=self.dtype, name=self.name, dims=self.dim_names, format=self.format)
 
     def __repr__(self) -> str:
         parts = []
@@ -150,6 +163,8 @@ class Input:
         if any(self.dim_names):
             parts.append(f"dims={self.dim_names}")
         parts.append(f"dtype={self.dtype}")
+        if self.format is not torch.contiguous_format:
+            parts.append(f"format={self.format}")
         return f"Input({', '.join(parts)})"
 
     def example(self) -> torch.Tensor:
@@ -160,7 +175,7 @@ class Input:
                 hi = self.max_shape[axis]
                 opt = 2 if hi is None or hi >= 2 else opt
             shape.append(opt)
-        return _tensor(shape, self.dtype)
+        return _tensor(shape, self.dtype).contiguous(memory_format=self.format)
 
 
 def _quote(name: str | None) -> str:
@@ -313,7 +328,7 @@ def opt_static_inputs(inputs: Sequence[Input]) -> list[Input]:
     """Each Input fixed at its opt shape (min = opt = max, same names and dtype): the static
     variant `options={"opt_variant": True}` compiles beside the dynamic module."""
     return [Input(min_shape=i.opt_shape, opt_shape=i.opt_shape, max_shape=i.opt_shape,
-                  dtype=i.dtype, name=i.name, dims=i.dim_names) for i in inputs]
+                  dtype=i.dtype, name=i.name, dims=i.dim_names, format=i.format) for i in inputs]
 
 
 # -- torch.export spec --------------------------------------------------------------------------
@@ -390,7 +405,7 @@ def inputs_to_export_spec(inputs: Sequence[Input]):
             shape[axis] = sizes[n]
             if n in dims:
                 spec[axis] = dims[n]
-        args.append(_tensor(shape, inp.dtype))
+        args.append(_tensor(shape, inp.dtype).contiguous(memory_format=inp.format))
         specs.append(spec or None)
     return tuple(args), tuple(specs), {}
 
