@@ -70,6 +70,27 @@ def test_input_ranges_map_by_argument_position_and_raise_outside():
     assert _compiles() - before == 1
 
 
+def test_input_names_are_renamed_in_mains_contract(monkeypatch):
+    """An Input's name replaces the traced argument's in @main's symhlo.arg_names (the one set of
+    names), also where it is no Python identifier (the wrapper's parameter is `query_0`): the
+    StableHLO, the vmfb's compiled checks and symhlo's ShapeError all say `query 0`."""
+    from symhlo.backend import dynamo
+
+    texts = []
+    real = dynamo.symhlo_compile
+    monkeypatch.setattr(dynamo, "symhlo_compile", lambda prog, **k: texts.append(prog.text) or real(prog, **k))
+    model = Block().eval()
+    inputs = [symhlo.Input(min_shape=(2, 16), max_shape=(64, 16), dims=("batch", None), name="query 0"),
+              symhlo.Input(min_shape=(2, 16), max_shape=(64, 16), dims=("batch", None), name="2nd")]
+    compiled = torch.compile(model, backend="symhlo", dynamic=True, options={"inputs": inputs})
+    x, y = torch.randn(5, 16), torch.randn(5, 16)
+    torch.testing.assert_close(compiled(x, y), model(x, y), rtol=1e-5, atol=1e-5)
+    (text,) = texts
+    assert 'symhlo.arg_names = ["query 0", "2nd"]' in text
+    with pytest.raises(symhlo.ShapeError, match=r"^query 0: axis 0 is 65, above max 64 of 'batch'$"):
+        compiled(torch.randn(65, 16), torch.randn(65, 16))
+
+
 @torch.no_grad()
 def test_mark_dynamic_with_different_ranges_per_argument():
     def f(a, b):

@@ -33,7 +33,7 @@ from symhlo.passes.contract_attrs import is_unbounded
 from ..contract.dims import linear_form
 from ..contract.inputs import Input
 from ..errors import CompileError, ShapeError, SymhloError
-from ..frontend.export import export as symhlo_export
+from ..frontend.export import export as symhlo_export, rename_inputs
 from ..stages import bump
 from .compiler import compile as symhlo_compile
 
@@ -560,9 +560,7 @@ class _Compiled:
         with torch.no_grad():
             prog = symhlo_export(wrapper, tuple(plan.examples), dynamic_shapes=plan.dynamic_shapes(),
                                  verbose=verbose)
-        for spec, name in zip(prog.symbols.inputs, plan.names):
-            spec.name = name
-        prog.symbols.invalidate()
+        prog = rename_inputs(prog, plan.names)   # in @main's contract: one set of names
         return symhlo_compile(prog, target=opts.get("target", "cpu"), target_arch=opts.get("target_arch"),
                               options={"iree_flags": list(opts.get("iree_flags", ()))}, verbose=verbose)
 

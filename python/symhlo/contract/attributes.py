@@ -193,10 +193,12 @@ def write_contract(func, table, signature: Signature | None) -> None:
             func.attributes[SIGNATURE] = to_attr(signature.to_json())
 
 
-def rename_contract(func, names: dict[str, str]) -> None:
+def rename_contract(func, names: dict[str, str], arg_names: list[str] | None = None) -> None:
     """Renames the symbols of `func`'s contract (torch's `s77`) to the user's (`names`) in every
     attribute that mentions them: the ranges' keys, the argument and result shapes (in sympy's
-    spelling: `h * 2` -> `2*h`), the relations and the runtime checks' messages."""
+    spelling: `h * 2` -> `2*h`), the relations and the runtime checks' messages; with
+    `arg_names`, the tensor arguments too (symhlo.arg_names: the names every check's message
+    gives an input)."""
     from torch_mlir import ir
 
     attrs = func.attributes
@@ -218,6 +220,8 @@ def rename_contract(func, names: dict[str, str]) -> None:
         for messages in (RELATIONS, RUNTIME_CHECKS):   # runtime checks: symhlo-lower-torch-runtime-asserts
             if messages in attrs:
                 attrs[messages] = strs([_rename_text(m, names) for m in texts(messages)])
+        if arg_names is not None:
+            attrs[ARG_NAMES] = strs(arg_names)
 
 
 def to_attr(obj):

@@ -7,7 +7,7 @@ import re
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import torch
 
@@ -231,6 +231,23 @@ def narrow_program(prog: StableHLOProgram, inputs) -> StableHLOProgram:
     Raises:
       ValueError: an Input that does not fit the program (count, rank, dtype, no common size).
     """
+    def narrow(func) -> None:
+        table = read_contract(func)
+        narrow_to_inputs(table, inputs)
+        write_contract(func, table, prog.symbols.signature or table.signature)
+
+    return _edit_contract(prog, narrow)
+
+
+def rename_inputs(prog: StableHLOProgram, names: Sequence[str]) -> StableHLOProgram:
+    """`prog` with its tensor inputs named `names` (in @main's order) in @main's contract
+    (symhlo.arg_names, see rename_contract) and so in every message of its checks."""
+    return _edit_contract(prog, lambda func: rename_contract(func, {}, arg_names=list(names)))
+
+
+def _edit_contract(prog: StableHLOProgram, edit: Callable) -> StableHLOProgram:
+    """`prog` after `edit(@main)` changed its contract attributes; its symbols are read back from
+    them (the live signature, with its pytree spec, and the shape assertions kept)."""
     from torch_mlir import ir
     from symhlo.passes.ir_util import new_context
 
@@ -238,12 +255,9 @@ def narrow_program(prog: StableHLOProgram, inputs) -> StableHLOProgram:
     func = main_func(module)
     if func is None:
         raise CompileError("the module has no func.func @main")
-    table = read_contract(func)
-    narrow_to_inputs(table, inputs)
-    signature = prog.symbols.signature or table.signature
-    write_contract(func, table, signature)
+    edit(func)
     contract = read_contract(func)
-    contract.signature = signature
+    contract.signature = prog.symbols.signature or contract.signature
     contract.assertions = list(getattr(prog.symbols, "assertions", []) or [])
     return StableHLOProgram(text=str(module), symbols=contract, exported_program=prog.exported_program,
                             times=dict(prog.times), in_spec=prog.in_spec, out_spec=prog.out_spec)
