@@ -35,6 +35,16 @@ portable artifact is unchanged):
     %s = "stablehlo.sort"(%x, stablehlo.reduce(%p) applies stablehlo.add across the last axis)
 
   Static shapes were not affected, nor operands that are arguments or computed values.
+
+* A `stablehlo.while` result returned as it is shares its buffer with the loop's in-place state:
+  `inv(a)` (a Gauss-Jordan loop) beside `lu_factor(a)` returning the LU loop's result, over an
+  unbatched `?x?` matrix, gave an all-NaN inverse (the same program with `lu * 2` returned was
+  right). Such a returned value is materialized the same way, so the output has a buffer of its
+  own:
+
+    return %w#1          (%w = stablehlo.while ...)
+  ==>
+    return stablehlo.reduce(stablehlo.pad (reshape %w#1 -> [..., 1]), -0.0, high = [.., 1]) add
 """
 
 from __future__ import annotations
@@ -106,19 +116,27 @@ def _materialized(v: ir.Value, before: ir.Operation) -> ir.Value:
     return b.hlo_reduce(pair, zero_scalar, [rank], t, combine)
 
 
+def _loop_result(v: ir.Value) -> bool:
+    """Whether v is a result of a stablehlo.while."""
+    d = v.owner
+    return not isinstance(d, ir.Block) and d.name == "stablehlo.while"
+
+
 def isolate_in_place_operands(func: ir.Operation) -> None:
-    """Each cheap-produced operand a sort or scatter overwrites -> the same values out of a
-    reduction (_materialized), so the in-place op touches no other reader's values."""
-    def isolate(op: ir.Operation, overwritten: range) -> None:
+    """Each cheap-produced operand a sort or scatter overwrites, and each loop result returned
+    as it is -> the same values out of a reduction (_materialized), so the in-place op touches
+    no other reader's values."""
+    def isolate(op: ir.Operation, overwritten: range, shared=_cheap) -> None:
         for i in overwritten:
             v = op.operands[i]
-            if _cheap(v) and isinstance(v.type, ir.RankedTensorType) and ir.RankedTensorType(v.type).rank > 0:
+            if shared(v) and isinstance(v.type, ir.RankedTensorType) and ir.RankedTensorType(v.type).rank > 0:
                 op.operands[i] = _materialized(v, op)
 
     apply_patterns(func, {
         "stablehlo.sort": lambda op: isolate(op, range(len(op.operands))),
         # a scatter overwrites its inputs, not its indices / updates
-        "stablehlo.scatter": lambda op: isolate(op, range((len(op.operands) - 1) // 2))})
+        "stablehlo.scatter": lambda op: isolate(op, range((len(op.operands) - 1) // 2)),
+        "func.return": lambda op: isolate(op, range(len(op.operands)), _loop_result)})
 
 
 def convert_stablehlo_sort(op: ir.Operation) -> bool:
@@ -143,11 +161,13 @@ def convert_stablehlo_sort(op: ir.Operation) -> bool:
 
 @dataclass(frozen=True)
 class PrepareInPlaceOpsForIree(Pass):
-    """Make every sort result read, and every cheap operand a sort / scatter overwrites private."""
+    """Make every sort result read, every cheap operand a sort / scatter overwrites and every
+    returned loop result private."""
 
     name = "symhlo-prepare-in-place-ops-for-iree"
-    summary = ("stablehlo.sort / scatter for IREE's in-place lowering: unused sort results read "
-               "through a zero term, iota / splat operands they overwrite materialized privately")
+    summary = ("stablehlo.sort / scatter / while for IREE's in-place lowering: unused sort results "
+               "read through a zero term, iota / splat operands they overwrite and returned loop "
+               "results materialized privately")
 
     def run(self, module: ir.Module) -> None:
         with module.context, ir.Location.unknown():

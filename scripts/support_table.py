@@ -156,7 +156,8 @@ ROWS: tuple[Row, ...] = (
          "test_linalg.py::test_lu_family_with_dynamic_batch_and_size",
          "test_linalg.py::test_lu_solve_with_dynamic_batch_and_size",
          "test_linalg.py::test_solve_triangular_with_dynamic_batch_and_size",
-         "test_linalg.py::test_matrix_exp_with_dynamic_size")),
+         "test_linalg.py::test_matrix_exp_with_dynamic_size",
+         "test_linalg.py::test_inverse_beside_the_lu_of_one_unbatched_matrix")),
     Row("op", "orthogonal factorizations",
         "linalg.qr (reduced, r) equal to eager's Q and R, ormqr and householder_product, as "
         "Householder stablehlo.while loops over `?` batch and matrix sizes (tall, square, wide)",

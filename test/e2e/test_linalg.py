@@ -125,3 +125,18 @@ def test_matrix_exp_with_dynamic_size():
     sizes = [(torch.randn(m, m, generator=gen) * scale,) for m, scale in ((2, 0.1), (5, 2.0), (9, 6.0))]
     check_model("linalg.matrix_exp", MatrixExp(), (torch.randn(6, 6),), ({0: n, 1: n},), sizes,
                 rtol=1e-3, atol=1e-4)
+
+
+class InvBesideLU(torch.nn.Module):
+    def forward(self, a):                           # (n, n), no batch
+        return torch.linalg.inv(a), torch.linalg.lu_factor(a)[0]
+
+
+def test_inverse_beside_the_lu_of_one_unbatched_matrix():
+    """Two loops over one `?x?` matrix, the LU loop's result returned as it is: IREE 3.13 gave an
+    all-NaN inverse until symhlo-prepare-in-place-ops-for-iree materialized returned loop results."""
+    n = Dim("n", min=2, max=64)
+    gen = torch.Generator().manual_seed(3)
+    sizes = [(torch.randn(m, m, generator=gen) + m * torch.eye(m),) for m in (2, 5, 9)]
+    check_model("inv beside lu_factor", InvBesideLU(), (torch.randn(6, 6) + 6 * torch.eye(6),),
+                ({0: n, 1: n},), sizes, rtol=1e-4, atol=1e-4)
