@@ -149,6 +149,96 @@ def parse(text: str) -> Expr:
     return _parse_text(text, comparison=False)
 
 
+# Functions torch.export's guard code calls on sizes (its float guards), read by parse_relation.
+GUARD_CALLS = ("math.trunc", "math.floor", "math.ceil", "torch.sym_float", "float", "int", "abs",
+               "max", "min", "torch.sym_max", "torch.sym_min")
+
+
+def parse_relation(text: str) -> Expr:
+    """A relation the contract relies on (`symhlo.relations`, torch.export's input guards) ->
+    a tree, without eval: comparisons joined by and / or / not (["and", a, b], ["or", a, b],
+    ["not", a]; `a <= b < c` is ["and", ["le", a, b], ["lt", b, c]]), each side a size
+    expression as `parse` reads it, or, where it is none, ["number", t]: one of torch's float
+    guards (`math.trunc(1.7 * torch.sym_float(s0)) == 6`), which the caller evaluates with
+    Python's int and float arithmetic. t reads int / float literals, ["sym", name], add, sub,
+    mul, truediv, floordiv, mod, neg, ["pow", a, k] (0 <= k <= 8) and ["call", f, *args] for f
+    in GUARD_CALLS.
+
+    Raises:
+      ValueError: anything else.
+    """
+    import ast
+
+    if not isinstance(text, str):
+        raise ValueError(f"not a size relation: {str(text)[:80]!r}")
+    src = text.strip()
+    try:
+        tree = ast.parse(src, mode="eval")
+    except (SyntaxError, RecursionError, MemoryError, ValueError):
+        raise ValueError(f"not a size relation: {text[:80]!r}") from None
+    binops = {ast.Add: "add", ast.Sub: "sub", ast.Mult: "mul", ast.Div: "truediv",
+              ast.FloorDiv: "floordiv", ast.Mod: "mod"}
+
+    def unexpected(n: ast.AST) -> ValueError:
+        return ValueError(f"not a size relation: {text[:80]!r} (unexpected {type(n).__name__})")
+
+    def name_of(f: ast.AST) -> str | None:
+        if isinstance(f, ast.Name):
+            return f.id
+        if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name):
+            return f"{f.value.id}.{f.attr}"
+        return None
+
+    def number(n: ast.AST, depth: int = 0) -> Expr:
+        if depth > 64:
+            raise ValueError(f"guard expression nested too deeply: {text[:80]!r}")
+        if isinstance(n, ast.Constant) and type(n.value) in (int, float):
+            return n.value
+        if isinstance(n, ast.Name) and not n.id.startswith("_") and n.id not in GUARD_CALLS:
+            return ["sym", n.id]
+        if isinstance(n, ast.UnaryOp) and isinstance(n.op, (ast.USub, ast.UAdd)):
+            v = number(n.operand, depth + 1)
+            return ["neg", v] if isinstance(n.op, ast.USub) else v
+        if isinstance(n, ast.BinOp) and type(n.op) in binops:
+            return [binops[type(n.op)], number(n.left, depth + 1), number(n.right, depth + 1)]
+        if (isinstance(n, ast.BinOp) and isinstance(n.op, ast.Pow) and isinstance(n.right, ast.Constant)
+                and type(n.right.value) is int and 0 <= n.right.value <= 8):
+            return ["pow", number(n.left, depth + 1), n.right.value]
+        if (isinstance(n, ast.Call) and name_of(n.func) in GUARD_CALLS and not n.keywords
+                and 1 <= len(n.args) <= 8):
+            return ["call", name_of(n.func), *[number(a, depth + 1) for a in n.args]]
+        raise unexpected(n)
+
+    def side(n: ast.AST) -> Expr:
+        try:   # a size expression, read as `parse` reads its text
+            return parse(ast.get_source_segment(src, n) or "")
+        except ValueError:
+            return ["number", number(n)]
+
+    def build(n: ast.AST) -> Expr:
+        if isinstance(n, ast.BoolOp):
+            op, parts = ("and" if isinstance(n.op, ast.And) else "or"), [build(v) for v in n.values]
+            out = parts[0]
+            for p in parts[1:]:
+                out = [op, out, p]
+            return out
+        if isinstance(n, ast.UnaryOp) and isinstance(n.op, ast.Not):
+            return ["not", build(n.operand)]
+        if isinstance(n, ast.Compare) and all(type(o).__name__ in _COMPARISONS for o in n.ops):
+            sides = [side(n.left)] + [side(c) for c in n.comparators]
+            out = None
+            for o, a, b in zip(n.ops, sides, sides[1:]):
+                cmp = [_COMPARISONS[type(o).__name__], a, b]
+                out = cmp if out is None else ["and", out, cmp]
+            return out
+        raise unexpected(n)
+
+    try:
+        return build(tree.body)
+    except RecursionError:
+        raise ValueError(f"size relation nested too deeply: {text[:80]!r}") from None
+
+
 def parse_comparison(text: str) -> Expr:
     """One comparison of two size expressions (`2*h <= n`) -> ["le", a, b] (eq, ne, lt, le, gt,
     ge), the sides read as by `parse`. Chained comparisons and and / or / not are refused

@@ -304,6 +304,33 @@ def test_one_parser_of_size_text(text, tree, sympy_text, interval):
         assert _expr_interval(crafted, {"h": (3, 40)}) == (0, 2**31 - 1)
 
 
+@pytest.mark.parametrize("text, tree, values, holds", [
+    ("s0 <= s1 and s2 % 2 == 0",
+     ["and", ["le", ["sym", "s0"], ["sym", "s1"]], ["eq", ["mod", ["sym", "s2"], 2], 0]],
+     {"s0": 4, "s1": 5, "s2": 6}, True),
+    ("2 <= s0 < 10", ["and", ["le", 2, ["sym", "s0"]], ["lt", ["sym", "s0"], 10]], {"s0": 10}, False),
+    ("not s0 == 3 or s1 > 2", ["or", ["not", ["eq", ["sym", "s0"], 3]], ["gt", ["sym", "s1"], 2]],
+     {"s0": 3, "s1": 2}, False),
+    # torch's float guard: Python's float arithmetic (1.7 * 4 = 6.8, trunc 6), never sympy's
+    ("math.trunc(1.7 * torch.sym_float(s0)) == 6",
+     ["eq", ["number", ["call", "math.trunc", ["mul", 1.7, ["call", "torch.sym_float", ["sym", "s0"]]]]], 6],
+     {"s0": 4}, True),
+])
+def test_one_parser_of_relations(text, tree, values, holds):
+    """Relations (symhlo.relations, torch.export's guards) are read by size_exprs.parse_relation
+    (the package's one `ast` reader) and evaluated by contract.dims.parse_relation."""
+    from symhlo.contract.dims import parse_relation
+    from symhlo.passes.size_exprs import parse_relation as parse_relation_text
+
+    assert parse_relation_text(text) == tree
+    _, check, syms = parse_relation(text)
+    assert check(values) is holds and syms == set(values)
+    for crafted, what in (("__import__('os').system('x') == 0", "Call"), ("s0.real <= 1", "Attribute"),
+                          ("(lambda: 1)() == 1", "Call"), ("s0 in (1, 2)", "Compare")):
+        with pytest.raises(ValueError, match=rf"^not a size relation: .* \(unexpected {what}\)$"):
+            parse_relation(crafted)
+
+
 def test_inputs_that_leave_no_size_are_refused():
     ep = torch.export.export(TwoInputs(), (torch.randn(3, 4), torch.randn(5, 4)),
                              dynamic_shapes=({0: Dim("m", max=10)}, None))

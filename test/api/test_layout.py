@@ -260,14 +260,17 @@ def test_contract_names_and_unbounded_have_one_owner():
     assert second_owners(_sources(), names) == []
 
 
-def test_size_text_has_one_parser_in_lib():
-    """The contract's size text (symhlo.arg_shapes, relations) is parsed in one place,
-    lib/size_exprs.py: no other module of lib/ reads text with `ast` (symhlo-fold-size-ranges and
-    symhlo-insert-call-checks-for-iree walk its trees, contract.dims builds them as sympy)."""
-    readers = [path.name for path in sorted((ROOT / "lib").glob("*.py"))
+def test_size_text_has_one_parser():
+    """The contract's size text (symhlo.arg_shapes, relations, torch's float guards) is parsed in
+    one place, lib/size_exprs.py: no other module of lib/ or python/symhlo reads text with `ast`
+    (symhlo-fold-size-ranges and symhlo-insert-call-checks-for-iree walk its trees,
+    contract.dims builds them as sympy and evaluates them)."""
+    readers = sorted({str(path.relative_to(ROOT)) for path in _sources()
                for node in ast.walk(ast.parse(path.read_text()))
-               if isinstance(node, ast.Import) and any(a.name == "ast" for a in node.names)]
-    assert readers == ["size_exprs.py"]
+               if isinstance(node, (ast.Import, ast.ImportFrom))
+               and ("ast" in [a.name for a in node.names] if isinstance(node, ast.Import)
+                    else node.module == "ast")})
+    assert readers == ["lib/size_exprs.py"]
 
 
 def test_lib_imports_mlir_only():

@@ -9,6 +9,7 @@ spelling (Dim names) and checks a call's actual sizes before anything runs.
 from __future__ import annotations
 
 import math
+import operator
 import re
 
 from dataclasses import dataclass, field
@@ -17,7 +18,8 @@ from typing import Any, Sequence
 import sympy
 
 from symhlo.passes.contract_attrs import MAX_DIM_SIZE, is_unbounded
-from symhlo.passes.size_exprs import parse as parse_size_text
+from symhlo.passes.size_exprs import (parse as parse_size_text, parse_comparison as parse_size_comparison,
+                                      parse_relation as parse_relation_text)
 
 from ..errors import ShapeError
 from .shape_assertions import check as check_assertions
@@ -355,6 +357,11 @@ def parse_shape_expr(text: str) -> sympy.Expr:
     Raises:
       ValueError: text outside the grammar.
     """
+    return _to_sympy(parse_size_text(text), text)
+
+
+def _to_sympy(tree, text: str) -> sympy.Expr:
+    """size_exprs' tree of a size expression -> sympy over positive integer symbols."""
     def build(e):
         if isinstance(e, int):
             return sympy.Integer(e)
@@ -362,7 +369,6 @@ def parse_shape_expr(text: str) -> sympy.Expr:
             return sympy.Symbol(e[1], integer=True, positive=True)
         return _SYMPY_OPS[e[0]](*[build(x) for x in e[1:]])
 
-    tree = parse_size_text(text)
     try:
         return build(tree)
     except RecursionError:
@@ -447,116 +453,72 @@ def exact_condition(cond):
     return None
 
 
-# Functions torch.export's guard code calls on sizes, evaluated with Python's own semantics.
+# Functions torch.export's guard code calls on sizes (size_exprs.GUARD_CALLS), evaluated with
+# Python's own semantics.
 _GUARD_FUNCS = {"math.trunc": math.trunc, "math.floor": math.floor, "math.ceil": math.ceil,
                 "torch.sym_float": float, "float": float, "int": int, "abs": abs,
                 "max": max, "min": min, "torch.sym_max": max, "torch.sym_min": min}
+_NUMBER_OPS = {"add": operator.add, "sub": operator.sub, "mul": operator.mul,
+               "truediv": operator.truediv, "floordiv": operator.floordiv, "mod": operator.mod}
+_COMPARE = {"lt": operator.lt, "le": operator.le, "eq": operator.eq, "ne": operator.ne,
+            "gt": operator.gt, "ge": operator.ge}
 
 
-def python_number_evaluator(node, syms: set, text: str):
-    """An AST of a guard's number expression -> `f(values)`, evaluated with Python's int and
-    float arithmetic (what torch's guard code computes at call time), never with eval.
-
-    Reads int / float literals, symbol names, + - * / // % (and ** with a small literal
-    exponent), unary -, and calls of _GUARD_FUNCS.
-
-    Raises:
-      ValueError: anything else.
-    """
-    import ast
-    import operator
-
-    binops = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
-              ast.Div: operator.truediv, ast.FloorDiv: operator.floordiv, ast.Mod: operator.mod}
-
-    def name_of(f) -> str | None:
-        if isinstance(f, ast.Name):
-            return f.id
-        if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name):
-            return f"{f.value.id}.{f.attr}"
-        return None
-
-    def build(n, depth=0):
-        if depth > 64:
-            raise ValueError(f"guard expression nested too deeply: {text[:80]!r}")
-        if isinstance(n, ast.Constant) and type(n.value) in (int, float):
-            v = n.value
-            return lambda env: v
-        if isinstance(n, ast.Name) and not n.id.startswith("_") and n.id not in _GUARD_FUNCS:
-            syms.add(n.id)
-            name = n.id
-            return lambda env: env[name]
-        if isinstance(n, ast.UnaryOp) and isinstance(n.op, (ast.USub, ast.UAdd)):
-            inner = build(n.operand, depth + 1)
-            return (lambda env: -inner(env)) if isinstance(n.op, ast.USub) else inner
-        if isinstance(n, ast.BinOp) and type(n.op) in binops:
-            a, b, op = build(n.left, depth + 1), build(n.right, depth + 1), binops[type(n.op)]
-            return lambda env: op(a(env), b(env))
-        if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Pow) and isinstance(n.right, ast.Constant) \
-                and type(n.right.value) is int and 0 <= n.right.value <= 8:
-            a, k = build(n.left, depth + 1), n.right.value
-            return lambda env: a(env) ** k
-        if isinstance(n, ast.Call) and name_of(n.func) in _GUARD_FUNCS and not n.keywords \
-                and 1 <= len(n.args) <= 8:
-            fn = _GUARD_FUNCS[name_of(n.func)]
-            args = [build(a, depth + 1) for a in n.args]
-            return lambda env: fn(*[a(env) for a in args])
-        raise ValueError(f"not a size relation: {text[:80]!r} (unexpected {type(n).__name__})")
-
-    return build(node)
+def python_number_evaluator(tree, syms: set):
+    """A guard's number expression (size_exprs.parse_relation's ["number", tree]) -> `f(values)`,
+    evaluated with Python's int and float arithmetic (what torch's guard code computes at call
+    time); the symbols it reads are added to `syms`."""
+    if type(tree) in (int, float):
+        return lambda env: tree
+    op, args = tree[0], tree[1:]
+    if op == "sym":
+        syms.add(args[0])
+        return lambda env: env[args[0]]
+    if op == "neg":
+        inner = python_number_evaluator(args[0], syms)
+        return lambda env: -inner(env)
+    if op == "pow":
+        a, k = python_number_evaluator(args[0], syms), args[1]
+        return lambda env: a(env) ** k
+    if op == "call":
+        fn, parts = _GUARD_FUNCS[args[0]], [python_number_evaluator(x, syms) for x in args[1:]]
+        return lambda env: fn(*[p(env) for p in parts])
+    a, b, fn = python_number_evaluator(args[0], syms), python_number_evaluator(args[1], syms), _NUMBER_OPS[op]
+    return lambda env: fn(a(env), b(env))
 
 
 def parse_relation(text: str):
     """`s0 <= s1 and s2 % 2 == 0` -> (text, holds(values) -> bool, symbol names), without eval.
 
     Only comparisons joined by and / or / not, of size expressions (parse_shape_expr's grammar)
-    or of the float expressions torch.export guards with (python_number_evaluator's grammar:
-    `math.trunc(1.7 * torch.sym_float(s0)) == 6`).
+    or of the float expressions torch.export guards with (`math.trunc(1.7 * torch.sym_float(s0))
+    == 6`), as symhlo.passes.size_exprs.parse_relation reads them: a size expression is
+    evaluated exactly on ints, a float guard with Python's own arithmetic.
 
     Raises:
       ValueError: anything else.
     """
-    import ast
-    import operator
-
-    try:
-        tree = ast.parse(text.strip(), mode="eval")
-    except (SyntaxError, RecursionError, MemoryError, ValueError):
-        raise ValueError(f"not a size relation: {text[:80]!r}") from None
-    cmps = {ast.Lt: operator.lt, ast.LtE: operator.le, ast.Eq: operator.eq,
-            ast.NotEq: operator.ne, ast.Gt: operator.gt, ast.GtE: operator.ge}
     syms: set[str] = set()
 
-    def expr(n: ast.AST):
-        """An evaluator of one side: exact integer arithmetic for a size expression, else
-        Python's own float arithmetic for torch.export's float guards."""
-        try:
-            e = parse_shape_expr(ast.get_source_segment(text.strip(), n) or "")
-        except ValueError:
-            return python_number_evaluator(n, syms, text)
+    def side(t):
+        if isinstance(t, list) and t[0] == "number":
+            return python_number_evaluator(t[1], syms)
+        e = _to_sympy(t, text)
         syms.update(str(x) for x in e.free_symbols)
         return exact_evaluator(e)
 
-    def build(n: ast.AST):
-        if isinstance(n, ast.BoolOp):
-            parts = [build(v) for v in n.values]
-            if isinstance(n.op, ast.And):
-                return lambda env: all(p(env) for p in parts)
-            return lambda env: any(p(env) for p in parts)
-        if isinstance(n, ast.UnaryOp) and isinstance(n.op, ast.Not):
-            inner = build(n.operand)
+    def build(t):
+        op = t[0]
+        if op in ("and", "or"):
+            a, b = build(t[1]), build(t[2])
+            return (lambda env: a(env) and b(env)) if op == "and" else (lambda env: a(env) or b(env))
+        if op == "not":
+            inner = build(t[1])
             return lambda env: not inner(env)
-        if isinstance(n, ast.Compare) and all(type(o) in cmps for o in n.ops):
-            fns = [expr(n.left)] + [expr(c) for c in n.comparators]
-            ops = [cmps[type(o)] for o in n.ops]
+        a, b, cmp = side(t[1]), side(t[2]), _COMPARE[op]
+        return lambda env: cmp(a(env), b(env))
 
-            def holds(env, fns=fns, ops=ops):
-                vals = [f(env) for f in fns]
-                return all(op(a, b) for op, a, b in zip(ops, vals, vals[1:]))
-            return holds
-        raise ValueError(f"not a size relation: {text[:80]!r} (unexpected {type(n).__name__})")
-
-    holds = build(tree.body)
+    holds = build(parse_relation_text(text))
     return text, holds, frozenset(syms)
 
 
@@ -616,25 +578,16 @@ def simplify_relation(text: str) -> str | None:
     integer symbols; a comparison sympy decides as always true is dropped (None). Anything else
     (and/or/not, chained comparisons) is returned unchanged.
     """
-    import ast
-
     try:
-        tree = ast.parse(text.strip(), mode="eval").body
-    except (SyntaxError, RecursionError, MemoryError, ValueError):
-        return text
-    ops = {ast.Lt: "<", ast.LtE: "<=", ast.Eq: "==", ast.NotEq: "!=", ast.Gt: ">", ast.GtE: ">="}
-    if not (isinstance(tree, ast.Compare) and len(tree.ops) == 1 and type(tree.ops[0]) in ops):
-        return text
-    try:
-        sides = [parse_shape_expr(ast.get_source_segment(text.strip(), n) or "")
-                 for n in (tree.left, tree.comparators[0])]
+        op, *trees = parse_size_comparison(text)
+        sides = [_to_sympy(t, text) for t in trees]
     except ValueError:
         return text
     syms = {x for e in sides for x in e.free_symbols}
     nonneg = {x: sympy.Symbol(str(x), integer=True, nonnegative=True) for x in syms}
     lhs, rhs = (e.xreplace(nonneg) for e in sides)
-    rel = {"<": sympy.Lt, "<=": sympy.Le, "==": sympy.Eq, "!=": sympy.Ne, ">": sympy.Gt,
-           ">=": sympy.Ge}[ops[type(tree.ops[0])]](lhs, rhs)
+    rel = {"lt": sympy.Lt, "le": sympy.Le, "eq": sympy.Eq, "ne": sympy.Ne, "gt": sympy.Gt,
+           "ge": sympy.Ge}[op](lhs, rhs)
     if rel is sympy.true:
         return None
     if rel is sympy.false or not isinstance(rel, sympy.core.relational.Relational):
