@@ -529,3 +529,16 @@ def test_trt_input_format_errors():
         symhlo.Input(min_shape=(1, 3), max_shape=(4, 3), format=torch.channels_last)
     with pytest.raises(ValueError, match=r"format=torch.preserve_format is not one of"):
         symhlo.Input(shape=(1, 3), format=torch.preserve_format)
+
+
+def test_squeeze_of_dynamic_axis_refuses_size_one():
+    """squeeze over a `?` axis is traced as if the size were never 1; eager drops the axis at 1.
+    Regression: the compiled program returned a (1, 4) tensor where eager returns (4,)."""
+    m = _Fn(lambda x: (x.squeeze() * 2, x[:, :1].squeeze(1), x.unsqueeze(1).squeeze(1)))
+    prog = symhlo.export(m, (torch.randn(3, 4),), dynamic_shapes={"args": ({0: Dim("n", min=0)},)})
+    cm = symhlo.compile(prog)
+    for n in (0, 5):
+        x = torch.randn(n, 4)
+        _close(cm(x), m(x))
+    with pytest.raises(symhlo.SymhloError, match=r"squeeze: axis 0 is 1"):
+        cm(torch.randn(1, 4))

@@ -573,6 +573,38 @@ def convolution(x, weight, bias, stride, padding, dilation, transposed, output_p
         "Export the weight with static kernel axes (a module's conv weights are)")
 
 
+def squeeze(x, dim=None):
+    """aten.squeeze over a `?` axis, kept (size-obliviously, as torch.export traces it) under a
+    call-time check that the size is not 1: eager and the ExportedProgram drop the axis at 1, and
+    a StableHLO program's rank is static, so a call at 1 must raise, not return a (1, ...) tensor.
+
+        squeeze.default(x: [s0, 1, 4])
+      ==>
+        aten._assert_scalar(s0 != 1)  (a runtime check of @main)
+        prims.squeeze(x, [1]) : [s0, 4]
+    """
+    rank = x.dim()
+    if dim is None:
+        axes = set(range(rank))
+    else:
+        axes = {d % max(rank, 1) for d in (dim if isinstance(dim, (list, tuple)) else [dim])}
+    dropped = []
+    for a in range(rank):
+        size = x.shape[a]
+        if a not in axes:
+            continue
+        if isinstance(size, torch.SymInt) and not size.node.expr.is_number:
+            # an explicit assert node: torch._check on a backed size would only add a guard
+            torch.ops.aten._assert_scalar.default(
+                size != 1, f"squeeze: axis {a} is 1; the program was exported for sizes other "
+                           "than 1 there (eager would drop the axis)")
+        elif int(size) == 1:
+            dropped.append(a)
+    if not dropped:
+        return torch.ops.prims.view_of.default(x)
+    return torch.ops.prims.squeeze.default(x, dropped)
+
+
 def _or_upstream(fn, upstream):
     """`fn`, falling back to the decomposition it replaces in torch-mlir's table when it
     returns NotImplemented (a form it leaves to the default path: integer interpolation
@@ -600,6 +632,9 @@ def shape_decompositions() -> dict:
 def _entries() -> dict:
     return {
         aten.empty_strided.default: empty_strided,
+        aten.squeeze.default: squeeze,
+        aten.squeeze.dim: squeeze,
+        aten.squeeze.dims: squeeze,
         aten.empty.memory_format: empty,
         aten.narrow_copy.default: narrow_copy,
         aten.view_copy.default: view_copy,
