@@ -89,15 +89,20 @@ ROWS: tuple[Row, ...] = (
         "with `?` dims",
         ("test_shapes_views.py::test_matmul_unit_axes_bilinear",)),
     Row("op", "cumsum along unbounded axes",
-        "cumsum along each of three unbounded `?` axes, cumulative_trapezoid",
-        ("test_shapes_views.py::test_cumsum_along_unbounded_axes",)),
+        "cumsum along each of three unbounded `?` axes, cumulative_trapezoid; int32 / bool / uint8 "
+        "-> int64 cumsum over axes of max 10000 and unbounded (sizes 1, 4097, 10000)",
+        ("test_shapes_views.py::test_cumsum_along_unbounded_axes",
+         "test_shapes_views.py::test_widening_integer_cumsum_over_long_axes")),
     Row("op", "bool and uint8 arithmetic",
         "bool + bool (logical or), bool * float masks and `x * mask[:m]`, any / all, bool "
-        "outputs; uint8 inputs and outputs, uint8 amax / amin on both sides of 128",
+        "outputs; uint8 inputs and outputs, uint8 amax / amin on both sides of 128; uint8 flip / "
+        "cat / roll / sort / slices over a `?` axis, wrapping `u8 + 250`, compare, `//`, `%`, "
+        "max / min, clamp, casts to and from float and int32",
         ("test_bools.py::test_bool_arithmetic_matches_eager",
          "test_bools.py::test_float_times_bool_mask_slice",
          "test_bools.py::test_uint8_inputs_and_outputs",
-         "test_bools.py::test_uint8_max_min_match_eager")),
+         "test_bools.py::test_uint8_max_min_match_eager",
+         "test_bools.py::test_uint8_wrapping_and_sign_dependent_ops_match_eager")),
     Row("op", "comparisons of constants",
         "constant float tensors compared with int scalars (`full((), 2.0) == 2`), which "
         "torch-mlir folded wrongly",
@@ -303,8 +308,10 @@ ROWS: tuple[Row, ...] = (
         ("test_norms_search.py::test_norms_distances_addmv",)),
     Row("op", "powers",
         "pow / float_power with constant (integral, 0.5, large, fractional) and tensor exponents "
-        "on negative bases, -0.0, +-inf, NaN; vector_norm with even ord (6, 4) on negative values",
+        "on negative bases, -0.0, +-inf, NaN; vector_norm with even ord (6, 4) on negative values; "
+        "40 tensor-exponent powers in one dispatch within Vulkan's 64 push constants",
         ("test_power.py::test_vector_norm_even_ord_at_the_opinfo_sample",
+         "test_power.py::test_forty_tensor_powers_fit_the_push_constant_limit",
          "test_power.py::test_constant_integral_exponents_on_negative_bases",
          "test_power.py::test_tensor_exponents_on_negative_bases",
          "test_power.py::test_opinfo_vector_norm_samples_pass")),
