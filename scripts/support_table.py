@@ -165,9 +165,11 @@ ROWS: tuple[Row, ...] = (
          "test_linalg.py::test_inverse_beside_the_lu_of_one_unbatched_matrix")),
     Row("op", "orthogonal factorizations",
         "linalg.qr (reduced, r) equal to eager's Q and R, ormqr and householder_product, as "
-        "Householder stablehlo.while loops over `?` batch and matrix sizes (tall, square, wide)",
+        "Householder stablehlo.while loops over `?` batch and matrix sizes (tall, square, wide); "
+        "linalg.eigh over one `?`-sized matrix (Jacobi loop)",
         ("test_orthogonal.py::test_qr_with_dynamic_batch_and_sizes",
-         "test_orthogonal.py::test_ormqr_and_householder_product_with_dynamic_batch")),
+         "test_orthogonal.py::test_ormqr_and_householder_product_with_dynamic_batch",
+         "test_orthogonal.py::test_eigh_with_dynamic_size")),
     Row("op", "creation",
         "arange / full / zeros / ones / new_zeros / empty with symbolic sizes; tril / triu; cumsum "
         "(also over unbounded axes)",

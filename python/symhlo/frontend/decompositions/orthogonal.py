@@ -246,10 +246,12 @@ def _jacobi(x, two_sided: bool):
         end = torch.remainder(t + 1, rounds) == 0
         last = torch.where(end, worst, last)
         worst = torch.where(end, zero, worst)
-        return t + 1, worst, last, x, v, _diagonal_or_norms(x, two_sided)
+        diag = _diagonal_or_norms(x, two_sided)
+        return t + 1, worst, last, x, v, diag
 
     inf = torch.full((), float("inf"), dtype=x.dtype, device=x.device)
-    state = (torch.zeros((), dtype=torch.int64), zero.clone(), inf, x.clone(), v0,
+    state = (torch.zeros((), dtype=torch.int64), zero.clone(), inf,
+             x.clone(memory_format=torch.contiguous_format), v0,
              _diagonal_or_norms(x, two_sided))
     _, _, _, x, v, diag = while_loop(cond, body, state)
     return x, v, diag
@@ -284,6 +286,54 @@ def _sort_last(w, descending: bool = False, index=None):
     return (w.unsqueeze(-1) * onehot).sum(-2), idx
 
 
+def _fresh(x):
+    """x as a newly computed value (|x| * sign(x): exact, NaN and inf kept, -0 read as 0), for a
+    while loop's result that is the next loop's initial value: passed directly, IREE 3.13 (CPU)
+    gave the second loop the first loop's *initial* value (eigh's eigenvectors came back as the
+    identity), silently."""
+    return x.abs() * torch.sign(x)
+
+
+def _sort_loop(key, *mats):
+    """(key sorted ascending along its last axis, each of mats with its columns permuted alike):
+    a selection sort as a while loop of n steps (step k swaps the first smallest of key[k:] into
+    k). A loop, not stablehlo.sort or a rank computation after the Jacobi loop: IREE 3.13 (CPU)
+    returned zeros for a sort computed from a loop's result when the loop's other results were
+    not outputs too."""
+    if _statically_empty(key.shape):
+        return (key, *mats)
+
+    def cond(k, key, *mats):
+        return k < key.shape[-1]
+
+    def body(k, key, *mats):
+        n = key.shape[-1]
+        idx = torch.arange(n, device=key.device)
+        cand = torch.where(idx >= k, key, float("inf"))
+        low = cand.amin(-1, keepdim=True)
+        p = torch.where(cand == low, idx, n).amin(-1, keepdim=True)
+        ek, ep = (idx == k).to(key.dtype), (idx == p).to(key.dtype)
+        kk = (key * ek).sum(-1, keepdim=True)
+        kp = (key * ep).sum(-1, keepdim=True)
+        key = key + (kp - kk) * ek + (kk - kp) * ep
+        out = []
+        for m in mats:
+            ck, cp = (m * ek.unsqueeze(-2)).sum(-1), (m * ep.unsqueeze(-2)).sum(-1)
+            d = (cp - ck).unsqueeze(-1)
+            out.append(m + d * ek.unsqueeze(-2) - d * ep.unsqueeze(-2))
+        return (k + 1, key, *out)
+
+    _, key, *mats = while_loop(cond, body, (torch.zeros((), dtype=torch.int64), key.contiguous(),
+                                             *[m.contiguous() for m in mats]))
+    return (key, *mats)
+
+
+def _permute_columns(x, perm):
+    """x's columns permuted by a one-hot perm[..., i, r] (column i lands at r): masks and a
+    reduction (gathers by a computed index inside the Jacobi loop made IREE 3.13 fail)."""
+    return (x.unsqueeze(-1) * perm.unsqueeze(-3)).sum(-2)
+
+
 def _take_columns(x, idx):
     """x[..., :, idx] per batch: idx (..., n)."""
     return torch.gather(x, -1, idx.unsqueeze(-2).expand(x.shape))
@@ -291,30 +341,37 @@ def _take_columns(x, idx):
 
 def linalg_eigh(a, uplo: str = "L", compute_v: bool = True):
     """aten._linalg_eigh ==> (eigenvalues ascending, eigenvectors as columns) by Jacobi."""
+    if a.dim() != 2:
+        # Compiled by IREE 3.13, the same loops over a (b, n, n) batch returned wrong
+        # eigenvectors (all of them, at b = 1, n = 2), silently: a batch stays refused by name.
+        return NotImplemented
     _, v, w = _jacobi(_symmetric(a, uplo), two_sided=True)
-    w, idx = _sort_last(w)
+    w, v = _sort_loop(_fresh(w), _fresh(v))
     if not compute_v:
         return w, a.new_zeros((0,))
-    return w, _take_columns(v, idx)
+    return w, v
 
 
 def linalg_svd(a, full_matrices: bool = False, compute_uv: bool = True, driver=None):
     """aten._linalg_svd ==> (U, S, Vh): one-sided Jacobi on a's columns, singular values the
     column norms sorted descending, U from a Householder QR of the rotated columns (orthonormal
-    and complete even where a is rank deficient)."""
+    and complete even where a is rank deficient).
+
+    Not registered: compiled by IREE 3.13 it returned NaN singular values for rank-deficient
+    matrices (OpInfo's svdvals at a second size) where eager's are exact in float64; refused by
+    name instead until that is understood."""
     if driver is not None:
         return NotImplemented
     m, n = a.shape[-2], a.shape[-1]
     k = torch.sym_min(m, n)
     b, v, norms2 = _jacobi(a, two_sided=False)
-    norms = torch.sqrt(norms2)
-    s, idx = _sort_last(norms, descending=True)
-    s = s[..., :k]
     if not compute_uv:
-        return a.new_zeros((0,)), s, a.new_zeros((0,))
-    b, v = _take_columns(b, idx), _take_columns(v, idx)
+        return a.new_zeros((0,)), torch.sqrt(-_sort_loop(-_fresh(norms2))[0])[..., :k], a.new_zeros((0,))
+    neg, b, v = _sort_loop(-norms2, _fresh(b), _fresh(v))
+    s = torch.sqrt(-neg)[..., :k]
+    b = _fresh(b)
     packed, tau = geqrf(b)
-    q = _householder_q(packed, tau)                           # (..., m, m)
+    q = _householder_q(_fresh(packed), _fresh(tau))           # (..., m, m)
     diag = (packed * _eye_mask(m, n, packed)).sum(-1)          # R_jj (0 past n): (..., m)
     u = q * torch.where(diag < 0, -1.0, 1.0).unsqueeze(-2)
     vh = v.mT
@@ -344,6 +401,8 @@ def _default_tols(a, atol, rtol):
 def linalg_pinv(a, atol=None, rtol=None, hermitian: bool = False):
     """aten.linalg_pinv.atol_rtol_tensor ==> V diag(1/s where s > tol) U^T from svd (from eigh
     when hermitian: U diag(1/w where |w| > tol) U^T), torch's formula."""
+    if not hermitian:
+        return NotImplemented     # svd: not registered (see linalg_svd)
     atol_t, rtol_t = _default_tols(a, atol, rtol)
     if hermitian:
         w, u = linalg_eigh(a, "L")
@@ -361,6 +420,8 @@ def linalg_pinv(a, atol=None, rtol=None, hermitian: bool = False):
 def matrix_rank(a, atol=None, rtol=None, hermitian: bool = False):
     """aten.linalg_matrix_rank.atol_rtol_tensor ==> count of singular values (|eigenvalues| when
     hermitian) above max(atol, rtol * the largest)."""
+    if not hermitian:
+        return NotImplemented     # svd: not registered (see linalg_svd)
     atol_t, rtol_t = _default_tols(a, atol, rtol)
     if hermitian:
         w = linalg_eigh(a, "L", compute_v=False)[0].abs()
@@ -379,4 +440,9 @@ def orthogonal_decompositions() -> dict[torch._ops.OpOverload, Callable]:
         aten.geqrf.default: geqrf,
         aten.linalg_householder_product.default: householder_product,
         aten.ormqr.default: ormqr,
+        aten._linalg_eigh.default: linalg_eigh,
+        aten.linalg_pinv.atol_rtol_tensor: linalg_pinv,
+        aten.linalg_pinv.atol_rtol_float: linalg_pinv,
+        aten.linalg_matrix_rank.atol_rtol_tensor: matrix_rank,
+        aten.linalg_matrix_rank.atol_rtol_float: matrix_rank,
     }
