@@ -175,7 +175,8 @@ ROWS: tuple[Row, ...] = (
         "(also over unbounded axes)",
         ("test_core_models.py::test_arange_positions",
          "test_transformer_ops.py::test_creation_tril_cumsum",
-         "test_transformer_ops.py::test_cumsum_unbounded_axes")),
+         "test_transformer_ops.py::test_cumsum_unbounded_axes",
+         "test_shapes_views.py::test_widening_integer_cumsum_over_long_axes")),
     Row("op", "reductions",
         "sum, mean, max, amax, argmax, var, std over `?` dims; softmax / log_softmax",
         ("test_core_models.py::test_softmax", "test_transformer_ops.py::test_reductions_softmax")),
@@ -220,6 +221,11 @@ ROWS: tuple[Row, ...] = (
         ("test_conv_dynamic.py::test_grouped_depthwise_conv3d_dynamic",
          "test_conv_dynamic.py::test_grouped_conv_batch_only_dynamic",
          "test_conv_dynamic.py::test_single_element_contraction_convs")),
+    Row("op", "convolution with a `?` kernel size",
+        "conv / grouped conv_transpose whose weight is an input with `?` kernel axes (1-D to "
+        "3-D): a gather of the taps per axis (reads past the edge hit one appended zero) and a "
+        "contraction with the weight, im2col-sized",
+        ("test_conv_dynamic.py::test_dynamic_kernel_conv_and_conv_transpose",)),
     Row("op", "pooling",
         "max / avg pooling (stride, padding, count_include_pad), adaptive avg pooling to 1x1",
         ("test_cnn_ops.py::test_pooling", "test_cnn_ops.py::test_max_pool2d_dynamic_batch_only")),
@@ -378,11 +384,9 @@ ROWS: tuple[Row, ...] = (
     Row("data-dependent", "complex32 (chalf)",
         "StableHLO has no complex<f16>: the error names the op and its source line",
         ("test_shapes_views.py::test_complex32_is_refused_by_name",)),
-    Row("data-dependent", "convolution with a dynamic kernel, ops torch cannot retrace",
-        "a conv weight exported with `?` kernel axes (torch-mlir and IREE need a static window), "
+    Row("data-dependent", "ops torch cannot retrace",
         "resize_as_: the error names the op and its source line",
-        ("test_shapes_views.py::test_dynamic_kernel_and_failed_retrace_are_refused_by_name",
-         "test_sort_select.py::test_transposed_conv_with_dynamic_kernel_is_refused")),
+        ("test_shapes_views.py::test_failed_retrace_is_refused_by_name",)),
     Row("data-dependent", "other higher-order ops (flex_attention, ...)",
         "a higher-order op other than cond / while_loop / scan / map: the error names "
         "`torch.ops.higher_order.<op>` and its source line",

@@ -116,3 +116,30 @@ def test_single_element_contraction_convs():
                    (torch.randn(3, 1, 17, 4), torch.randn(1, 1, 9, 7, 6))]:
         for got, want in zip(cm(x2, x3), model(x2, x3)):
             torch.testing.assert_close(got, want, rtol=1e-5, atol=1e-6)
+
+
+class DynamicKernelConvs(torch.nn.Module):
+    """conv2d and grouped conv_transpose2d whose weights are inputs with `?` kernel sizes (as
+    OpInfo exports them): a gather of the taps and a contraction, no stablehlo.convolution."""
+
+    def forward(self, x, w, wt):
+        return (torch.nn.functional.conv2d(x, w, stride=2, padding=1, dilation=(1, 2)),
+                torch.nn.functional.conv_transpose2d(x, wt, stride=2, padding=1,
+                                                     output_padding=1, groups=2))
+
+
+def test_dynamic_kernel_conv_and_conv_transpose():
+    torch.manual_seed(0)
+    b, h, w = Dim("b", min=1, max=8), Dim("h", min=8, max=64), Dim("w", min=8, max=64)
+    kh, kw = Dim("kh", min=2, max=5), Dim("kw", min=2, max=5)
+    spec = ({0: b, 2: h, 3: w}, {2: kh, 3: kw}, {2: kh, 3: kw})
+
+    def args(n, hh, ww, k1, k2):
+        return (torch.randn(n, 4, hh, ww), torch.randn(3, 4, k1, k2), torch.randn(4, 3, k1, k2))
+
+    cm = symhlo.compile(DynamicKernelConvs(), args(2, 9, 10, 3, 3), dynamic_shapes=spec)
+    for sizes in [(1, 8, 8, 2, 3), (3, 13, 11, 5, 2), (2, 20, 9, 4, 5)]:
+        a = args(*sizes)
+        for k, (g, e) in enumerate(zip(cm(*a), DynamicKernelConvs()(*a))):
+            torch.testing.assert_close(g, e, rtol=1e-4, atol=1e-5,
+                                       msg=lambda s: f"output {k} at {sizes}: {s}")

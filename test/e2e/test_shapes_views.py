@@ -370,24 +370,15 @@ def test_widening_integer_cumsum_over_long_axes():
                 assert got.dtype == ref.dtype and torch.equal(got, ref), (n_dim, n, i)
 
 
-def test_dynamic_kernel_and_failed_retrace_are_refused_by_name():
-    """A convolution whose kernel axes are `?` (a weight exported as a dynamic input) and an op
-    torch cannot retrace for decomposition (resize_as_) raise UnsupportedOpError naming the op
-    and the source line."""
+def test_failed_retrace_is_refused_by_name():
+    """An op torch cannot retrace for decomposition (resize_as_) raises UnsupportedOpError
+    naming the op and the source line."""
     import symhlo
-
-    class Conv(nn.Module):
-        def forward(self, x, w):
-            return F.conv2d(x, w)
 
     class Resize(nn.Module):
         def forward(self, x, y):
             return x.clone().resize_as_(y)
 
-    with pytest.raises(symhlo.UnsupportedOpError,
-                       match=r"'aten.convolution' at .*test_shapes_views.py.*kernel size is dynamic"):
-        symhlo.compile(Conv(), (randn(1, 3, 8, 8), randn(4, 3, 3, 3)),
-                       dynamic_shapes=({2: AUTO, 3: AUTO}, {2: AUTO, 3: AUTO}))
     with pytest.raises(symhlo.UnsupportedOpError,
                        match=r"'aten.resize_as_.default' \(FX node 'resize_as_'\) at .*"
                              r"test_shapes_views.py:\d+"):

@@ -126,17 +126,3 @@ def test_ties_pick_equal_values():
             picked = torch.take_along_dim(x, gi2, -1).reshape(gv.shape)
             torch.testing.assert_close(picked, gv, rtol=0, atol=0, equal_nan=True)
             assert (gi2.sort(-1).values.diff(dim=-1) != 0).all(), "an element picked twice"
-
-
-def test_transposed_conv_with_dynamic_kernel_is_refused():
-    """A transposed convolution whose kernel size is `?` pads by dilation * (k - 1) - p, no
-    StableHLO attribute: refused by name and line (a static kernel over `?` inputs compiles,
-    see test_conv_dynamic.py)."""
-    class M(torch.nn.Module):
-        def forward(self, x, w):
-            return F.conv_transpose1d(x, w, stride=2)
-
-    with pytest.raises(symhlo.UnsupportedOpError,
-                       match=r"aten\.convolution.*test_sort_select\.py.*kernel size is dynamic"):
-        symhlo.export(M(), (torch.randn(1, 3, 8), torch.randn(3, 2, 3)),
-                      dynamic_shapes=({2: Dim("l", min=2, max=64)}, {2: Dim("k", min=2, max=5)}))

@@ -412,8 +412,9 @@ def exact_evaluator(expr: sympy.Expr):
             return lambda env: math.floor(Fraction(parts[0](env)) / parts[1](env))
         if name == "CeilDiv" and len(parts) == 2:
             return lambda env: math.ceil(Fraction(parts[0](env)) / parts[1](env))
-        if isinstance(e, (sympy.Max, sympy.Min)):
-            pick = max if isinstance(e, sympy.Max) else min
+        if isinstance(e, (sympy.Max, sympy.Min)) or name in ("Max", "Min"):
+            # torch's own Max / Min (torch.utils._sympy.functions) are no sympy.Max subclass
+            pick = max if isinstance(e, sympy.Max) or name == "Max" else min
             return lambda env: pick(p(env) for p in parts)
         raise ValueError(type(e).__name__)
 

@@ -128,7 +128,11 @@ _LAYOUT_FRAMES = {
                                   "is_channels_last_contiguous_2d",
                                   "is_channels_last_contiguous_3d", "is_non_overlapping_and_dense",
                                   "is_contiguous_for_memory_format",
-                                  "is_contiguous_for_memory_format_or_false"},
+                                  "is_contiguous_for_memory_format_or_false",
+                                  # an elementwise output's stride order, a suggested memory format
+                                  "compute_elementwise_output_logical_to_physical_perm",
+                                  "should_swap", "ge", "are_strides_like_channels_last_or_false",
+                                  "suggest_memory_format"},
     "_subclasses/functional_tensor.py": {"__new__"},
     "_subclasses/fake_impls.py": {"constructors"},
 }

@@ -357,15 +357,22 @@ def mm(a, b):
 
 
 def bmm(a, b):
-    """aten.bmm with a static unit contracting axis over `?` dims -> a broadcast product.
+    """aten.bmm over `?` dims with a static unit contracting axis -> a broadcast product; with
+    both free axes static units -> a product summed over the contracting axis.
 
         bmm(a: B x m x 1, b: B x 1 x n)  ==>  a * b
+        bmm(a: B x 1 x k, b: B x k x 1)  ==>  (a * b.mT).sum(-1, keepdim=True)
 
     (IREE 3.13 lowers the batched dot_general with `?` dims through a dynamic_reshape it
-    rejects; with one term per element the product is the same number.)
+    rejects, and the `1x1x? . 1x?x1` one through a `stablehlo.reshape` to `tensor<?xf32>` that its
+    verifier rejects; with one term per element the product is the same number.)
     """
-    if _any_symbolic(a, b) and a.dim() == 3 and _known(a.shape[2] == 1):
+    if not _any_symbolic(a, b) or a.dim() != 3:
+        return NotImplemented
+    if _known(a.shape[2] == 1):
         return a * b
+    if _known(a.shape[1] == 1) and _known(b.shape[2] == 1):
+        return (a * b.transpose(1, 2)).sum(-1, keepdim=True)
     return NotImplemented
 
 
@@ -553,9 +560,83 @@ def _upsample(op: str, nd: int, along, align_arg: bool):
     return upsample
 
 
+def _conv_taps(n, out, k, stride: int, pad: int, dil: int, transposed: bool, device):
+    """For each output position o < out and kernel tap t < k along one axis, the input position
+    it reads, or n (one zero appended past the input) where it reads the zero padding or, for a
+    transposed conv, a position between strided inputs:
+
+        conv:        i = o * stride + t * dil - pad,           read where 0 <= i < n
+        transposed:  j = o + pad - t * dil,  i = j // stride,  read where j >= 0, j % stride == 0,
+                                                               i < n
+    """
+    o = torch.arange(out, device=device).unsqueeze(-1)
+    t = torch.arange(k, device=device).unsqueeze(0)
+    if transposed:
+        j = o + pad - t * dil
+        i = torch.div(j, stride, rounding_mode="floor")
+        valid = (j >= 0) & (j % stride == 0) & (i < n)
+    else:
+        i = o * stride + t * dil - pad
+        valid = (i >= 0) & (i < n)
+    return torch.where(valid, i, torch.full((), n, dtype=torch.int64, device=device))
+
+
+def _conv_by_gather(x, weight, bias, stride, padding, dilation, transposed, output_padding,
+                    groups: int):
+    """aten.convolution (plain or transposed, 1-D to 3-D, groups) as one gather of the taps per
+    spatial axis and a contraction with the weight, for a kernel whose size is `?`:
+
+        conv(x: N x C x H, w: O x C/g x K, stride s, padding p, dilation d)
+      ==> xz = cat(x, zeros) (1 zero after the end of each spatial axis)
+          ih = _conv_taps(H, OH, K, ...)                        (OH x K, H where it reads a zero)
+          xt = xz[:, :, ih]                                     (N x C x OH x K)
+          einsum('ngcyk,gcok->ngoy', xt viewed (N, g, C/g, OH, K), w as (g, C/g, O/g, K))
+
+    with OH = (H + 2p - d (K - 1) - 1) // s + 1, or for a transposed conv (w: C x O/g x K)
+    OH = (H - 1) s - 2p + d (K - 1) + output_padding + 1, its taps reading input (o + p - t d) / s
+    where that divides. The padding amount is the static 1; no window attribute: every size stays
+    `?`. Memory is the im2col product N * C * OH * K (per axis), meant for the kernels that only
+    an input's sizes give (a module's weights are static and keep stablehlo.convolution).
+    """
+    r = x.dim() - 2
+    ks = list(weight.shape[2:])
+    outs, taps = [], []
+    for a in range(r):
+        n, k, s, p, d = x.shape[2 + a], ks[a], stride[a], padding[a], dilation[a]
+        if transposed:
+            out = (n - 1) * s - 2 * p + d * (k - 1) + output_padding[a] + 1
+        else:
+            out = (n + 2 * p - d * (k - 1) - 1) // s + 1
+        outs.append(out)
+        taps.append(_conv_taps(n, out, k, s, p, d, transposed, x.device))
+    xt = x
+    for a in range(r):   # a cat, not constant_pad_nd: torch-mlir's pad mistyped `?x2x?x?x?`
+        shape = list(xt.shape)
+        shape[2 + a] = 1
+        xt = torch.cat([xt, _zeros(shape, x.dtype, x.device)], dim=2 + a)
+    for a, idx in enumerate(taps):
+        xt = aten.index.Tensor(xt, [None] * (2 + 2 * a) + [idx])   # earlier axes: (out, tap)
+    nb = x.shape[0]
+    if transposed:
+        cg, og = weight.shape[0] // groups, weight.shape[1]
+        w = weight.reshape([groups, cg, og] + ks)
+    else:
+        og, cg = weight.shape[0] // groups, weight.shape[1]
+        w = weight.reshape([groups, og, cg] + ks).transpose(1, 2)   # (g, C/g, O/g, K..)
+    xt = xt.reshape([nb, groups, cg] + list(xt.shape[2:]))
+    letters = "xyz"[:r]
+    taps_l = "uvw"[:r]
+    spatial = "".join(o + t for o, t in zip(letters, taps_l))
+    out = torch.einsum(f"ngc{spatial},gco{taps_l}->ngo{letters}", xt, w)
+    out = out.reshape([nb, groups * og] + outs)
+    if bias is not None:
+        out = out + bias.reshape([1, -1] + [1] * r)
+    return out
+
+
 def convolution(x, weight, bias, stride, padding, dilation, transposed, output_padding, groups):
-    """aten.convolution with a `?` kernel size -> UnsupportedOpError naming the op, the axis and
-    the source line; any other convolution keeps the default path.
+    """aten.convolution with a `?` kernel size -> _conv_by_gather; any other convolution keeps
+    the default path.
 
     torch-mlir lowers convolution only with a static kernel (its window is a static attribute
     of stablehlo.convolution, and IREE needs it static). A model's weights are parameters,
@@ -563,14 +644,14 @@ def convolution(x, weight, bias, stride, padding, dilation, transposed, output_p
     kernel axis (OpInfo's samples mark every axis of every input dynamic).
     """
     kernel = list(weight.shape[2:])
-    axes = [2 + k for k, n in enumerate(kernel) if isinstance(n, torch.SymInt)
-            and not n.node.expr.is_number]
-    if not axes:
+    if not any(isinstance(n, torch.SymInt) and not n.node.expr.is_number for n in kernel):
         return NotImplemented
-    raise UnsupportedOpError(
-        f"unsupported op 'aten.convolution' at {current_source_line()}: the kernel size is dynamic "
-        f"(weight axes {axes} are `?`); torch-mlir and IREE need a static convolution window. "
-        "Export the weight with static kernel axes (a module's conv weights are)")
+    if not 1 <= len(kernel) <= 3:
+        raise UnsupportedOpError(
+            f"unsupported op 'aten.convolution' at {current_source_line()}: a {len(kernel)}-D "
+            "convolution with a dynamic kernel size")
+    return _conv_by_gather(x, weight, bias, list(stride), list(padding), list(dilation),
+                           bool(transposed), list(output_padding), int(groups))
 
 
 def squeeze(x, dim=None):
