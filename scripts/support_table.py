@@ -162,7 +162,8 @@ ROWS: tuple[Row, ...] = (
          "test_linalg.py::test_lu_solve_with_dynamic_batch_and_size",
          "test_linalg.py::test_solve_triangular_with_dynamic_batch_and_size",
          "test_linalg.py::test_matrix_exp_with_dynamic_size",
-         "test_linalg.py::test_inverse_beside_the_lu_of_one_unbatched_matrix")),
+         "test_linalg.py::test_inverse_beside_the_lu_of_one_unbatched_matrix",
+         "test_linalg.py::test_loops_beside_constant_outputs_of_one_unbatched_matrix")),
     Row("op", "orthogonal factorizations",
         "linalg.qr (reduced, r) equal to eager's Q and R, ormqr and householder_product, as "
         "Householder stablehlo.while loops over `?` batch and matrix sizes (tall, square, wide); "
@@ -282,8 +283,10 @@ ROWS: tuple[Row, ...] = (
          "test_control_flow.py::test_cond_on_size_nested_every_branch")),
     Row("op", "control flow: while_loop",
         "`torch._higher_order_ops.while_loop` with a trip count from a `?` size (`i < x.shape[0] // 2`) "
-        "and a data-dependent stop, a `?`-sized loop state -> `stablehlo.while`",
-        ("test_control_flow.py::test_while_loop_trip_count_from_a_dynamic_size",)),
+        "and a data-dependent stop, a `?`-sized loop state -> `stablehlo.while`; states started "
+        "from torch.eye / torch.zeros beside constant outputs",
+        ("test_control_flow.py::test_while_loop_trip_count_from_a_dynamic_size",
+         "test_control_flow.py::test_loops_from_constant_states_beside_constant_outputs")),
     Row("op", "control flow: scan, map",
         "`torch._higher_order_ops.scan` (several carries, `dim=1`, `reverse=True`) and `map` over "
         "`?` rows -> a `stablehlo.while` reading each row with a gather and writing it with a "

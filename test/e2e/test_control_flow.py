@@ -85,6 +85,31 @@ def test_while_loop_trip_count_from_a_dynamic_size():
                 ({0: Dim("b", max=64)}, None), sizes, atol=1e-5)
 
 
+
+class LoopsFromConstantStates(torch.nn.Module):
+    """Two while_loops whose states start as torch.eye / torch.zeros and a scan from a zero carry,
+    returned beside a zeros tensor and the input: no output may share another's buffer."""
+
+    def forward(self, a):                           # (n, n)
+        def power(i, h):
+            return i + 1, h @ a * 0.1 + h
+
+        def accumulate(i, h):
+            return i + 1, h + a * i.to(a.dtype)
+
+        zero = torch.zeros((), dtype=torch.int64)
+        _, p = while_loop(lambda i, h: i < 3, power, (zero, torch.eye(a.shape[0])))
+        _, s = while_loop(lambda i, h: i < 4, accumulate, (zero, torch.zeros_like(a)))
+        c, ys = scan(lambda c, x: (c + x, c * 2), torch.zeros_like(a[0]), a)
+        return p, s, c, ys, torch.zeros_like(a), a
+
+
+def test_loops_from_constant_states_beside_constant_outputs():
+    n = Dim("n", min=2, max=64)
+    sizes = [(randn(m, m),) for m in (2, 5, 9)]
+    check_model("loops_from_constant_states", LoopsFromConstantStates(), (randn(6, 6),),
+                ({0: n, 1: n},), sizes, atol=1e-5)
+
 class ScanBothWays(torch.nn.Module):
     """A running sum and a decaying running max, forward over the rows and backward over the
     columns (`dim=1, reverse=True`): a `?` scan length, `?` carries and stacked outputs."""

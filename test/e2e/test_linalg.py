@@ -140,3 +140,21 @@ def test_inverse_beside_the_lu_of_one_unbatched_matrix():
     sizes = [(torch.randn(m, m, generator=gen) + m * torch.eye(m),) for m in (2, 5, 9)]
     check_model("inv beside lu_factor", InvBesideLU(), (torch.randn(6, 6) + 6 * torch.eye(6),),
                 ({0: n, 1: n},), sizes, rtol=1e-4, atol=1e-4)
+
+
+class LoopsBesideConstants(torch.nn.Module):
+    def forward(self, a):                           # (n, n), no batch
+        lu, piv = torch.linalg.lu_factor(a)
+        return (torch.linalg.inv(a), torch.linalg.det(a), lu, piv, torch.linalg.matrix_exp(a * 0.1),
+                torch.linalg.qr(a)[1], torch.zeros_like(a), torch.eye(a.shape[0]), a)
+
+
+def test_loops_beside_constant_outputs_of_one_unbatched_matrix():
+    """Five loops over one `?x?` matrix (Gauss-Jordan, getrf twice, matrix_exp's squaring, QR),
+    whose states start from constants (I, zeros), returned beside zeros, I and the input: each
+    output its own values (IREE 3.13 shared buffers between such loops: see the test above)."""
+    n = Dim("n", min=2, max=64)
+    gen = torch.Generator().manual_seed(5)
+    sizes = [(torch.randn(m, m, generator=gen) + m * torch.eye(m),) for m in (2, 5, 9)]
+    check_model("loops beside constants", LoopsBesideConstants(), (torch.randn(6, 6) + 6 * torch.eye(6),),
+                ({0: n, 1: n},), sizes, rtol=1e-3, atol=1e-4)
