@@ -122,6 +122,6 @@ class PadBoundedMatmulRowsForIree(Pass):
                 arg_ranges = contract_ranges(f)
                 if arg_ranges is None:
                     continue
-                facts = facts_for(f)
+                facts = facts_for(f, gather_rows=True)
                 apply_patterns(f, {"stablehlo.dot_general": lambda op: pad_bounded_matmul_rows(
                     op, facts, arg_ranges, self.max_rows)})

@@ -49,10 +49,15 @@ class SizeFacts:
     Args:
       func: the `func.func` whose block arguments are the leaves.
       contract: apply torch's contract (default: when `func` carries the contract attributes).
+      gather_rows: also identify a gather's batch axes with its indices' axes. Only the matmul-row
+        padding asks for it: handed to prepare-for-iree and the window lowerings, the extra
+        equalities let IREE 3.13 form dispatches it cannot compile (max_pool with indices over
+        `?` H/W: "failed to resolve workgroup count hint").
     """
 
-    def __init__(self, func: ir.Operation, contract: bool | None = None):
+    def __init__(self, func: ir.Operation, contract: bool | None = None, gather_rows: bool = False):
         self.func = func.operation
+        self.gather_rows = gather_rows
         if contract is None:
             contract = any(a in self.func.attributes for a in CONTRACT_ATTRS)
         self.contract = contract
@@ -177,7 +182,7 @@ class SizeFacts:
             order = [(0, d) for d in lb] + [(0, d) for d in lf] + [(1, d) for d in rf]
             src, d = order[axis]
             return self.dim(ops[src], d)
-        if name == "stablehlo.gather":
+        if name == "stablehlo.gather" and self.gather_rows:
             # A result axis that is not a slice (offset) axis is an axis of the indices, in order,
             # without the index vector axis.
             g = gather_dimension_numbers(op.attributes["dimension_numbers"])
@@ -428,9 +433,9 @@ def recorded_assertions(func: ir.Operation) -> list[dict]:
     return out
 
 
-def facts_for(func: ir.Operation) -> SizeFacts:
+def facts_for(func: ir.Operation, gather_rows: bool = False) -> SizeFacts:
     """SizeFacts of `func`, with the equalities its recorded call-time checks guarantee."""
-    facts = SizeFacts(func)
+    facts = SizeFacts(func, gather_rows=gather_rows)
     try:
         recorded = recorded_assertions(func)
     except (ValueError, TypeError, KeyError, IndexError, RecursionError):
