@@ -240,8 +240,12 @@ ROWS: tuple[Row, ...] = (
          "test_pooling_options.py::test_max_pool_indices_dynamic_spatial")),
     Row("op", "as_strided",
         "as_strided with symbolic sizes that is a reshape / permute of a contiguous tensor "
-        "(Swin's pooler)",
-        ("test_as_strided.py::test_as_strided_permuted_view",)),
+        "(Swin's pooler); any other strides over a contiguous source (overlapping windows, part "
+        "of it, an offset) and as_strided_copy as a gather at the flat positions, "
+        "as_strided_scatter as a scatter there; a position past the source's end is a call-time "
+        "ShapeError (eager raises there)",
+        ("test_as_strided.py::test_as_strided_permuted_view",
+         "test_as_strided.py::test_as_strided_gather_scatter")),
     Row("op", "adaptive avg pooling (other sizes)",
         "adaptive_avg_pool2d to (2, 3), 7, (1, 4) over `?` batch and H/W, incl. H/W not divisible "
         "by the output and smaller than it",
@@ -397,10 +401,11 @@ ROWS: tuple[Row, ...] = (
     Row("data-dependent", "Python-number outputs (Tensor.item())",
         "a non-tensor output: the error names the op and its source line",
         ("test_shapes_views.py::test_python_number_output_is_refused_by_name",)),
-    Row("data-dependent", "as_strided with overlapping windows",
-        "a symbolic as_strided that is no reshape / permute (unfold-like windows): the error "
-        "names aten.as_strided and its source line",
-        ("test_as_strided.py::test_as_strided_windows_refused",)),
+    Row("data-dependent", "as_strided of a non-contiguous source, overlapping scatter",
+        "a symbolic as_strided of a source not known contiguous (eager reads its storage), an "
+        "as_strided_scatter whose strides may name one position twice: the error names the op "
+        "and its source line",
+        ("test_as_strided.py::test_as_strided_refused",)),
     # --- models --------------------------------------------------------------------------------
     Row("model", "GPT-2-style decoder",
         "tied LM head, learned positions from arange(seq), causal SDPA; `?` batch and sequence",

@@ -173,11 +173,14 @@ def _decomposition_failure(e: Exception) -> Exception:
 
 
 class _GuardRecorder(list):
-    """The shape env's guard list, noting which new guards only decide a layout."""
+    """The shape env's guard list, noting which new guards only decide a layout, and which a
+    decomposition stated as a precondition eager enforces (decompositions.views.require_sizes:
+    `preconditions`, checked at call time)."""
 
     def __init__(self, guards):
         super().__init__(guards)
         self.layout_only: set[int] = set()
+        self.preconditions: set[int] = set()
 
     def append(self, guard):
         import traceback

@@ -312,6 +312,17 @@ def _holds_all(checks, env: dict) -> bool:
     return True
 
 
+def _checkable(expr) -> bool:
+    """Whether a guard reads as a relation the call-time checks evaluate."""
+    from ..contract.dims import parse_relation
+
+    try:
+        parse_relation(str(expr))
+        return True
+    except (ValueError, KeyError, TypeError):
+        return False
+
+
 def reject_decomposition_guards(ep, snapshot, user_names: dict[str, str] | None = None) -> list:
     """Raises UnsupportedOpError if decomposing specialized a dynamic size to the example's.
     Returns the equalities between input sizes that decomposing introduced (`s1 == s0`: a
@@ -328,7 +339,10 @@ def reject_decomposition_guards(ep, snapshot, user_names: dict[str, str] | None 
     Allowed: guards torch.export itself recorded (re-added by the retrace), and guards the Dim
     ranges imply (proved by bound_sympy), or that no sizes break within the ranges and
     torch.export's own input guards (which the call-time checks enforce: `h - 3 != 1` and
-    `h - 3 >= 1` make a contiguity check's `h - 3 > 1` hold). The error names each guard, the
+    `h - 3 >= 1` make a contiguity check's `h - 3 > 1` hold). A guard a decomposition stated as
+    a precondition that eager enforces (views.require_sizes: as_strided's last position within
+    the source, where eager raises) is returned with the equalities, as a call-time check.
+    The error names each guard, the
     decomposition's source line and sizes at which it fails, in `user_names` (internal symbol
     -> the user's Dim name) where given, else as `input.shape[axis]`.
     """
@@ -348,7 +362,9 @@ def reject_decomposition_guards(ep, snapshot, user_names: dict[str, str] | None 
     constants = {s: v for s, v in env.replacements.items()
                  if s not in sizes and getattr(v, "is_number", False)}
     bad = []
+    equalities = []
     layout_only = getattr(env.guards, "layout_only", set())
+    preconditions = getattr(env.guards, "preconditions", set())
     for guard in env.guards[n_guards:]:
         if id(guard) in layout_only:
             continue
@@ -363,13 +379,15 @@ def reject_decomposition_guards(ep, snapshot, user_names: dict[str, str] | None 
                 continue
         except Exception:
             pass
+        if id(guard) in preconditions and _checkable(expr):
+            equalities.append(str(expr))   # eager raises outside it: a call-time check
+            continue
         # bound_sympy proves only what interval arithmetic shows; a guard it cannot prove (a
         # float identity between derived dims, `0.5*(2*h) + 1.0 == h + 1`) is rejected only when
         # some in-range sizes break it.
         witness = counterexample(expr, ranges, premises, hints)
         if witness is not None:
             bad.append((expr, guard.sloc, witness))
-    equalities = []
     for sym, value in env.replacements.items():
         if sym in ranges and sym not in constants and replacements.get(sym) != value:
             if not value.is_number and sym not in inputs and value.free_symbols <= inputs:

@@ -26,7 +26,7 @@ from .select import select_decompositions
 from .shapes import shape_decompositions
 from .special import special_decompositions
 from .spectral import spectral_decompositions
-from .views import as_strided_view
+from .views import as_strided_copy, as_strided_scatter, as_strided_view
 
 aten = torch.ops.aten
 
@@ -44,6 +44,8 @@ def symhlo_decompositions() -> dict[torch._ops.OpOverload, Callable]:
         **linalg_decompositions(),
         **orthogonal_decompositions(),
         aten.as_strided.default: as_strided_view,
+        aten.as_strided_copy.default: as_strided_copy,
+        aten.as_strided_scatter.default: as_strided_scatter,
         aten.upsample_nearest1d.vec: upsample_nearest,
         aten.upsample_nearest2d.vec: upsample_nearest,
         aten._adaptive_avg_pool2d.default: adaptive_avg_pool2d,
