@@ -119,8 +119,9 @@ ROWS: tuple[Row, ...] = (
     Row("op", "special functions",
         "erfc, erfcx, log_ndtr, erfinv, ndtri; lgamma, digamma, polygamma, mvlgamma, zeta; Bessel "
         "I0/I1/K0/K1 (scaled), J0/J1/Y0/Y1, spherical j0, airy_ai; Chebyshev T/U/V/W (shifted), "
-        "Hermite H/He, Laguerre/Legendre with a Python degree: float32 (float16/bfloat16 through "
-        "float32) on `?` dims; the oscillating ones NaN past |x| = 1.5e7",
+        "Hermite H/He, Laguerre/Legendre with a Python or a tensor degree (a while_loop to "
+        "max(n)): float32 (float16/bfloat16 through float32) on `?` dims; the oscillating ones "
+        "NaN past |x| = 1.5e7",
         ("test_special_functions.py::test_error_function_family",
          "test_special_functions.py::test_inverse_error_functions",
          "test_special_functions.py::test_gamma_family",
@@ -129,6 +130,7 @@ ROWS: tuple[Row, ...] = (
          "test_special_functions.py::test_bessel_family",
          "test_special_functions.py::test_oscillating_functions_past_the_sincos_range_are_nan",
          "test_special_functions.py::test_orthogonal_polynomials",
+         "test_special_functions.py::test_polynomials_with_a_tensor_degree",
          "test_special_functions.py::test_polynomials_with_a_python_degree",
          "test_special_functions.py::test_dtypes_follow_eager")),
     Row("op", "sign and bit ops, fftshift",
@@ -382,8 +384,8 @@ ROWS: tuple[Row, ...] = (
         "its source line",
         ("test_unsupported.py::test_what_the_importer_cannot_take_is_refused_by_name",)),
     Row("data-dependent", "loops bounded by a data value; float64 special functions",
-        "Laguerre/Legendre with a tensor degree, igamma/igammac (their loops have no static "
-        "bound), and the special functions on float64 (float32 algorithms only)",
+        "igamma/igammac (their series run to a data-dependent length), and the special "
+        "functions on float64 (float32 algorithms only)",
         ("test_special_functions.py::test_unbounded_loops_and_float64_refused",)),
     Row("data-dependent", "grouped conv3d over `?` spatial dims",
         "no lowering IREE 3.13 compiles (grouped 3-D linalg conv): the error names the op",

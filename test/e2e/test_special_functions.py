@@ -190,6 +190,24 @@ def test_polynomials_with_a_python_degree():
                 rtol=1e-5, atol=1e-5, equal_nan=True)
 
 
+def test_polynomials_with_a_tensor_degree():
+    """Laguerre / Legendre with a tensor n: torch's recurrence as one while_loop to max(n), each
+    element read at its own degree (negative, NaN, fractional, 0, 1, up to 40; x at 0, +-1)."""
+    fns = {"laguerre_polynomial_l": torch.special.laguerre_polynomial_l,
+           "legendre_polynomial_p": torch.special.legendre_polynomial_p,
+           "legendre_polynomial_p(0.3, n)":
+               lambda x, n: torch.special.legendre_polynomial_p(0.3, n)}
+    x_edges = [0.0, 1.0, -1.0, -1.0, 0.5, -0.0, 1.0, 2.5]
+    n_edges = [3.0, 4.0, 5.0, 0.0, -1.0, NAN, 1.0, 2.7]
+
+    def inputs(n):
+        g = torch.Generator().manual_seed(n)
+        degrees = torch.randint(-2, 41, (n - len(n_edges),), generator=g).float()
+        return (_values(n, -1.5, 1.5, x_edges, n), torch.cat([torch.tensor(n_edges), degrees]))
+    check_model(*_case(list(fns), fns.values(), inputs, (20, 33, 61)),
+                rtol=1e-4, atol=1e-5, equal_nan=True)
+
+
 _BIT_EDGES = [0.0, -0.0, INF, -INF, NAN, 1e-40, -1e-40, 1.4e-45, 3.4028235e38, -1.17549435e-38,
               1.0, -1.0, 0.5]
 
@@ -256,15 +274,13 @@ class _Op(torch.nn.Module):
 
 
 @pytest.mark.parametrize("fn, op", [
-    (torch.special.laguerre_polynomial_l, "special_laguerre_polynomial_l"),
-    (torch.special.legendre_polynomial_p, "special_legendre_polynomial_p"),
     (torch.igamma, "igamma"), (torch.igammac, "igammac"),
     (lambda x, y: torch.erfc(x.double()), "erfc"),
 ])
 def test_unbounded_loops_and_float64_refused(fn, op):
-    """A degree or series length set by the data (Laguerre/Legendre with a tensor n, the
-    incomplete gamma series) has no unroll bound, and float64 has no float32 algorithm: the op
-    is refused by name, with this file's line."""
+    """A series whose length is set by the data (the incomplete gamma functions) is left to
+    torch-mlir, and float64 has no float32 algorithm: the op is refused by name, with this
+    file's line."""
     x, y = torch.rand(6) + 0.5, torch.full((6,), 3.0)
     with pytest.raises(symhlo.UnsupportedOpError,
                        match=rf"torch\.aten\.{op}'.*test_special_functions\.py"):

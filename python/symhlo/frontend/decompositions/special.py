@@ -33,10 +33,11 @@ Accuracy measured against eager torch (float32, CPU) is stated in each docstring
 relative error over a sampled range, in ulp-ish units (1 ulp ~ 6e-8 relative), away from the
 function's zeros (where only an absolute error is meaningful).
 
-The families torch evaluates with a loop bounded by a data value (Laguerre and Legendre
-polynomials with a tensor `n`, the incomplete gamma functions' series) are left alone, so symhlo
-refuses them naming the op: no bound on the loop is known, and an unrolled guess would be wrong
-for some inputs.
+Laguerre and Legendre polynomials with a tensor degree `n` run torch's recurrence in a
+`while_loop` (stablehlo.while) to the largest degree in `n`, each element keeping its value once the
+loop passes its own degree: no bound on the loop is known at compile time, and an unrolled guess
+would be wrong for some inputs. The incomplete gamma functions' series are left alone (refused
+naming the op).
 """
 
 from __future__ import annotations
@@ -45,6 +46,7 @@ import math
 from typing import Callable
 
 import torch
+from torch._higher_order_ops.while_loop import while_loop
 
 aten = torch.ops.aten
 
@@ -1166,7 +1168,7 @@ def hermite_polynomial_he(x, n):
 
 def _scalar_degree_recurrence(name: str, step):
     """laguerre / legendre with a Python-scalar n (the `.n_scalar` overload): torch's loop
-    unrolled n times (n <= 128); a tensor n keeps the op (refused: its loop has no bound)."""
+    unrolled n times (n <= 128; a larger n keeps the op, refused by name)."""
     def decomposition(x, n):
         if isinstance(n, torch.Tensor) or not isinstance(x, torch.Tensor):
             return NotImplemented
@@ -1205,6 +1207,54 @@ def _legendre_n(x, n: int):
         p, q = q, r
     end = torch.ones_like(x) if n % 2 == 0 else torch.where(x > 0, 1.0, -1.0)  # at |x| == 1
     return torch.where(x.abs() == 1.0, end, q)
+
+
+def _degree_loop(x, n, step):
+    """P_n(x) for each element at its own degree n, from P_{k+1} = step(k, x, P_k, P_{k-1}), as one
+    while_loop over k = 0 .. max(n) - 1 (torch's loop, run to the largest degree; an element's
+    terms stop moving once k reaches its n). It starts at k = 0 from (P_-1, P_0) = (0, 1), where
+    both recurrences give torch's P_1 exactly (1 - x, x): a loop that starts from the input x
+    itself and runs no step (every n < 2) failed in IREE 3.13 ('transient buffer has not been
+    committed'). The state carries k, max(n), x and n besides the two last terms: the body
+    closes over nothing."""
+    def cond(k, top, x, n, p, q):
+        return k < top
+
+    def body(k, top, x, n, p, q):
+        r = step(k, x, q, p)
+        on = k < n
+        return k + 1.0, top.clone(), x.clone(), n.clone(), torch.where(on, q, p), \
+            torch.where(on, r, q)
+
+    k0 = torch.zeros((), dtype=x.dtype, device=x.device)
+    _, _, _, _, _, q = while_loop(cond, body, (k0, n.max(), x.clone(), n.clone(),
+                                              torch.zeros_like(x), torch.ones_like(x)))
+    return q
+
+
+def laguerre_polynomial_l(x, n):
+    """aten.special_laguerre_polynomial_l with a tensor n -> torch's laguerre_polynomial_l_forward:
+    n < 0 -> 0, x == 0 -> 1, n == 0 -> 1, n == 1 -> 1 - x, else its loop
+        r = ((2k + (1 - x)) q - k p) / (k + 1),  k = 1 .. n - 1
+    run as a while_loop to max(n) (`_degree_loop`), each element's value taken at its own n."""
+    n = _degree(n)
+    q = _degree_loop(x, n, lambda k, x, q, p: (((k + k) + (1.0 - x)) * q - k * p) / (k + 1.0))
+    out = torch.where(n == 0, 1.0, q)
+    out = torch.where(x.abs() == 0.0, 1.0, out)
+    return torch.where(n < 0, 0.0, out)
+
+
+def legendre_polynomial_p(x, n):
+    """aten.special_legendre_polynomial_p with a tensor n -> torch's legendre_polynomial_p_forward:
+    n < 0 -> 0; |x| == 1 -> 1 where x > 0 or n even, else -1; n == 0 -> 1; n == 1 -> x; else
+        r = ((2k + 1) x q - k p) / (k + 1),  k = 1 .. n - 1
+    as a while_loop to max(n) (`_degree_loop`)."""
+    n = _degree(n)
+    q = _degree_loop(x, n, lambda k, x, q, p: ((k + k + 1.0) * x * q - k * p) / (k + 1.0))
+    out = torch.where(n == 0, 1.0, q)
+    end = torch.where((x > 0.0) | ~_is_odd(n), 1.0, -1.0)
+    out = torch.where(x.abs() == 1.0, end, out)
+    return torch.where(n < 0, 0.0, out)
 
 
 # -- sign and bit-level ops (float32 bits through aten.view.dtype: symhlo-lower-torch-bitcasts) --
@@ -1385,6 +1435,10 @@ def special_decompositions() -> dict:
         **{getattr(getattr(aten, f"special_hermite_polynomial_{k}"), ov): _binary(fn)
            for k, fn in (("h", hermite_polynomial_h), ("he", hermite_polynomial_he))
            for ov in ("default", "x_scalar", "n_scalar")},
+        **{getattr(getattr(aten, f"special_{k}_polynomial_{l}"), ov): _binary(fn)
+           for k, l, fn in (("laguerre", "l", laguerre_polynomial_l),
+                            ("legendre", "p", legendre_polynomial_p))
+           for ov in ("default", "x_scalar")},
         aten.special_laguerre_polynomial_l.n_scalar:
             _scalar_degree_recurrence("laguerre_polynomial_l", _laguerre_n),
         aten.special_legendre_polynomial_p.n_scalar:
