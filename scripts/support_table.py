@@ -145,12 +145,15 @@ ROWS: tuple[Row, ...] = (
         ("test_complex_numbers.py::test_rotary_complex_over_dynamic_sequence",
          "test_complex_numbers.py::test_rotary_keeps_the_sequence_dynamic",
          "test_complex_numbers.py::test_complex_ops_match_eager")),
-    Row("op", "torch.fft",
+    Row("op", "torch.fft, torch.stft",
         "fft / ifft / rfft / irfft / hfft / fft2 (every norm, `n` / `s`) over `?` lengths as DFT "
-        "matmuls against in-graph twiddle matrices; rfft magnitude at n = 5, 64, 301 from one compile",
+        "matmuls against in-graph twiddle matrices; rfft magnitude at n = 5, 64, 301 from one "
+        "compile; stft (centered, a window shorter than n_fft, normalized) with its frames "
+        "gathered at computed positions",
         ("test_spectral.py::test_rfft_magnitude_over_dynamic_length",
          "test_spectral.py::test_fft_family_round_trips",
-         "test_spectral.py::test_rfft_length_stays_dynamic")),
+         "test_spectral.py::test_rfft_length_stays_dynamic",
+         "test_spectral.py::test_stft_over_dynamic_length")),
     Row("op", "linear algebra",
         "linalg.solve (Gauss-Jordan with partial pivoting), linalg.cholesky (lower, upper; of an "
         "input or of a matrix computed in the program), det / slogdet / lu_factor (getrf loop, "

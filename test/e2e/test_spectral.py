@@ -1,6 +1,6 @@
-"""torch.fft over `?` lengths (frontend/decompositions/spectral.py): DFTs as matmuls against
-twiddle matrices generated in the graph, compiled once and compared with eager (pocketfft) at
-several lengths, odd and even."""
+"""torch.fft and torch.stft over `?` lengths (frontend/decompositions/spectral.py): DFTs as
+matmuls against twiddle matrices generated in the graph (stft's frames gathered at computed
+positions), compiled once and compared with eager (pocketfft) at several lengths, odd and even."""
 
 from __future__ import annotations
 
@@ -24,6 +24,22 @@ class RoundTrips(torch.nn.Module):
         back = torch.fft.irfft(torch.fft.rfft(x), n=x.shape[-1])
         return z, torch.fft.ifft(z, norm="ortho").real, back, torch.fft.hfft(z[:, :4], n=6), \
             torch.fft.fft2(x, norm="forward")
+
+
+class Stft(torch.nn.Module):
+    """torch.stft centered (reflect padding), a Hann window shorter than n_fft (padded to it),
+    normalized, complex frames out."""
+
+    def forward(self, x):                           # (batch, n)
+        return torch.stft(x, 12, hop_length=5, win_length=9, window=torch.hann_window(9),
+                          normalized=True, return_complex=True)
+
+
+def test_stft_over_dynamic_length():
+    sizes = [(torch.randn(b, k),) for b, k in ((2, 40), (1, 57), (3, 100))]
+    check_model("stft", Stft(), (torch.randn(2, 64),),
+                ({0: Dim("b", min=1, max=8), 1: Dim("n", min=17, max=512)},), sizes,
+                rtol=1e-4, atol=1e-4)
 
 
 def test_rfft_magnitude_over_dynamic_length():

@@ -1,5 +1,5 @@
-"""ATen decompositions of torch.fft over `?` lengths: a DFT as a matmul against a twiddle matrix
-generated in the graph (floor 2, frontend decompositions).
+"""ATen decompositions of torch.fft and torch.stft over `?` lengths: a DFT as a matmul against a
+twiddle matrix generated in the graph (floor 2, frontend decompositions).
 
 StableHLO's `fft` takes only static lengths (`fft_length` is an attribute), so a `?` axis has
 no direct lowering. Here every transform is a dense DFT along each transformed axis, its
@@ -16,7 +16,8 @@ The torch.fft functions (fft, ifft, rfft, irfft, hfft, ihfft and their 2-D / N-D
 decomposed by torch's references (torch._refs.fft) into the primitives `prims.fft_r2c`,
 `prims.fft_c2r` and `prims.fft_c2c` (ATen's own `_fft_r2c` / `_fft_c2r` / `_fft_c2c` likewise),
 which are rewritten here; complex operands are split into
-float parts by decompositions.complex_numbers.
+float parts by decompositions.complex_numbers. aten.stft gathers its frames and calls the real
+DFT (stft below).
 
 Cost: O(n^2) per transformed row instead of an FFT's O(n log n), and an n x n twiddle matrix
 per axis (4 MB at n = 1024 in float32); accuracy: a float32 matmul of n terms, measured within
@@ -158,6 +159,7 @@ def spectral_decompositions() -> dict[torch._ops.OpOverload, Callable]:
         op = getattr(aten, f"fft_{name}").default
         table[op] = _with_symbolic_norm(decomposition_table[op])
     table[aten.fft_ihfft2.default] = ihfft2
+    table[aten.stft.default] = stft
     table[aten.fft_ihfftn.default] = ihfftn
     return table
 
@@ -205,3 +207,61 @@ def _ref_apply_norm():
 
 
 _REF_APPLY_NORM = _ref_apply_norm()
+
+
+def stft(x, n_fft: int, hop_length=None, win_length=None, window=None, normalized: bool = False,
+         onesided=None, return_complex=None, align_to_window=None):
+    """aten.stft (after torch.stft's own `center` padding) ==> frames gathered at computed
+    positions, the window applied, a real DFT per frame (fft_r2c above), as ATen's stft:
+
+        stft(x, n_fft, hop, win, w)                     x: (B?, L), L = ?
+      ==>
+        T = 1 + (L - n_fft) // hop
+        frames = x[:, iota(T)[:, None] * hop + iota(n_fft)[None, :]]    (B, T, n_fft): a gather
+        frames = frames * pad(w, centered to n_fft)                       (ones when w is None)
+        fft_r2c(frames, [-1], normalized ? by_root_n : none, onesided).transpose(1, 2)
+        (view_as_real unless return_complex)
+
+    ATen takes the frames with `as_strided`, and torch-mlir's own decomposition of aten.stft
+    (a frame loop with padding over `?` sizes) does not lower. A complex signal or window and
+    `align_to_window` are refused by name."""
+    from .views import require_sizes
+
+    def refuse(why):
+        from ...errors import UnsupportedOpError
+        from .views import current_source_line
+
+        return UnsupportedOpError(f"unsupported op 'aten.stft' at {current_source_line()}: {why}")
+
+    if x.is_complex() or (window is not None and window.is_complex()):
+        raise refuse("stft of a complex signal or window")
+    if align_to_window:
+        raise refuse("align_to_window=True")
+    if return_complex is None:
+        return NotImplemented   # eager raises for a real signal: torch's own error
+    hop = n_fft // 4 if hop_length is None else hop_length
+    win = n_fft if win_length is None else win_length
+    if x.dim() not in (1, 2) or not 0 < win <= n_fft or hop <= 0:
+        return NotImplemented   # eager raises: torch's own checks
+    one_d = x.dim() == 1
+    if one_d:
+        x = x.unsqueeze(0)
+    length = x.shape[1]
+    require_sizes(n_fft <= length, f"aten.stft: n_fft {n_fft} is longer than the signal")
+    frames_n = 1 + (length - n_fft) // hop
+    pos = (torch.arange(frames_n, device=x.device)[:, None] * hop
+           + torch.arange(n_fft, device=x.device)[None, :])
+    frames = x.index_select(1, pos.reshape(-1)).reshape(x.shape[0], frames_n, n_fft)
+    w = window
+    if win < n_fft:
+        left = (n_fft - win) // 2
+        w = torch.ones(win, dtype=x.dtype, device=x.device) if w is None else w
+        w = torch.nn.functional.pad(w, [left, n_fft - win - left])
+    if w is not None:
+        frames = frames * w
+    out = fft_r2c(frames, [2], _NORM_BY_ROOT_N if normalized else _NORM_NONE,
+                  True if onesided is None else onesided)
+    out = out.transpose(1, 2)
+    if one_d:
+        out = out.squeeze(0)
+    return out if return_complex else torch.view_as_real(out)
