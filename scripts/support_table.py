@@ -190,6 +190,12 @@ ROWS: tuple[Row, ...] = (
         "matmul / bmm / linear / addmm / baddbmm with `?` batch and sequence; bmm over a contracting size of 1",
         ("test_core_models.py::test_mlp", "test_transformer_ops.py::test_matmul_family",
          "test_transformer_ops.py::test_matmul_unit_contraction")),
+    Row("op", "chunked linear cross-entropy",
+        "F.linear_cross_entropy with LinearCrossEntropyOptions (torch.nn's chunked custom ops) "
+        "over `?` features and classes: mean (class weight, ignore_index), sum and per-row "
+        "losses as the unchunked formula; the gradients the scalar op precomputes equal the op's",
+        ("test_transformer_ops.py::test_chunked_linear_cross_entropy",
+         "test_transformer_ops.py::test_chunked_linear_cross_entropy_precomputed_gradients")),
     Row("op", "attention",
         "scaled_dot_product_attention (causal, with a mask; a float (L, S) mask with every axis "
         "`Dim.AUTO`, k and v sequence sizes checked equal at call time; the default scale over "

@@ -11,7 +11,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 from torch.export import Dim
 
-from e2e_harness import check_model, randint, randn
+from e2e_harness import check_model, randint, randn, seeded
 
 B = lambda: Dim("b", min=2, max=64)
 S = lambda: Dim("s", min=2, max=2048)
@@ -284,3 +284,50 @@ def test_matmul_unit_contraction():
                 [(randn(2, 1, 1), randn(2, 1, 16), randn(2, 3, 1)),
                  (randn(7, 1, 1), randn(7, 1, 16), randn(7, 3, 1)),
                  (randn(64, 1, 1), randn(64, 1, 16), randn(64, 3, 1))], rtol=1e-6, atol=1e-6)
+
+
+
+class ChunkedLinearCrossEntropy(nn.Module):
+    """F.linear_cross_entropy with LinearCrossEntropyOptions (torch.nn's chunked custom ops; torch
+    sizes its chunks from the batch, so that stays static) over `?` features and classes: mean
+    with a class weight and an ignored row, a sum, and per-row losses."""
+
+    def forward(self, h, weight, bias, target, class_weight):   # h (6, f), weight (c, f)
+        from torch.nn.modules.linear_cross_entropy_options import LinearCrossEntropyOptions
+
+        opts = LinearCrossEntropyOptions(batch_chunk_size=4)
+        mean = F.linear_cross_entropy(h, weight, target, linear_bias=bias, weight=class_weight,
+                                      ignore_index=1, options=opts)
+        total = F.linear_cross_entropy(h, weight, target, reduction="sum", options=opts)
+        rows = F.linear_cross_entropy(h, weight, target, linear_bias=bias, reduction="none",
+                                      options=opts)
+        return mean, total, rows
+
+
+def test_chunked_linear_cross_entropy():
+    f, c = Dim("f", min=2, max=256), Dim("c", min=4, max=256)
+    target = torch.tensor([0, 1, 3, 2, 1, 3])               # < c at every size; 1 is ignored
+
+    def args(nf, nc):
+        return (randn(6, nf), randn(nc, nf), randn(nc), target, torch.rand(nc, generator=seeded(nc)))
+
+    check_model("chunked linear cross-entropy", ChunkedLinearCrossEntropy(), args(8, 11),
+                ({1: f}, {0: c, 1: f}, {0: c}, None, {0: c}),
+                [args(2, 4), args(13, 30), args(100, 7)], expect_symbolic_outputs=False)
+
+
+def test_chunked_linear_cross_entropy_precomputed_gradients():
+    """The scalar op's precomputed gradients (returned beside the loss when traced with weights
+    that require grad) equal the op's own, mean and sum, with bias, class weight, ignored rows."""
+    import torch.nn.modules.linear_cross_entropy  # noqa: F401  (registers the custom op)
+    from symhlo.frontend.decompositions.losses import linear_cross_entropy_chunked
+
+    g = seeded(5)
+    x, w, b, cw = randn(7, 5, gen=g), randn(9, 5, gen=g), randn(9, gen=g), torch.rand(9, generator=g)
+    t = torch.tensor([0, 3, 3, 8, 2, 3, 1])
+    for reduction in ("mean", "sum"):
+        args = (x, w, t, b, cw, reduction, 3, 0.0, 2, "compact", torch.float32, True, True, True, True)
+        want = torch.ops.torch_nn._linear_cross_entropy_batch_chunked(*args)
+        got = linear_cross_entropy_chunked(*args)
+        for a, e in zip(got, want):
+            torch.testing.assert_close(a, e, rtol=1e-5, atol=1e-6)

@@ -4,7 +4,8 @@ table `symhlo_decompositions()`, gathered from the op-family modules of this sub
 basic (nearest upsampling, adaptive pooling, group norm, reflection padding, attention, remainder,
 roll, tan, clamp), data (sizes from data: nonzero, masks, unique, repeat_interleave), indexing, pooling, select (sorts, scans, norms, scatters), shapes (views, copies,
 windows), special (special functions), spectral (torch.fft as DFT matmuls), linalg (factorizations as
-while loops), orthogonal (QR, eigh, SVD as while loops), views (as_strided);
+while loops), orthogonal (QR, eigh, SVD as while loops), views (as_strided), losses (torch.nn's chunked
+linear cross-entropy custom ops);
 complex_numbers (complex arithmetic as float parts) is applied over the whole table by the importer. Each rewrites an op into ATen ops that
 torch-mlir lowers to StableHLO with every size kept symbolic.
 """
@@ -20,6 +21,7 @@ from .basic import (adaptive_avg_pool2d, clamp_tensor, native_group_norm, reflec
 from .data import data_decompositions
 from .indexing import indexing_decompositions
 from .linalg import linalg_decompositions
+from .losses import loss_decompositions
 from .orthogonal import orthogonal_decompositions
 from .pooling import pooling_decompositions
 from .select import select_decompositions
@@ -42,6 +44,7 @@ def symhlo_decompositions() -> dict[torch._ops.OpOverload, Callable]:
         **data_decompositions(),
         **spectral_decompositions(),
         **linalg_decompositions(),
+        **loss_decompositions(),
         **orthogonal_decompositions(),
         aten.as_strided.default: as_strided_view,
         aten.as_strided_copy.default: as_strided_copy,
