@@ -277,6 +277,12 @@ ROWS: tuple[Row, ...] = (
         "fractional scales (0.7) on `?` axes are refused naming the op",
         ("test_shapes_views.py::test_interpolations_to_symbolic_sizes",
          "test_shapes_views.py::test_interpolation_by_non_binary_scale_is_refused_by_name")),
+    Row("op", "grid_sample, anti-aliased interpolate",
+        "grid_sample 2-D (bilinear, nearest, bicubic) and 3-D (bilinear, nearest), zeros / "
+        "border / reflection padding, both align_corners, over `?` batch, image and grid sizes; "
+        "interpolate(antialias=True) bilinear and bicubic to `?` sizes and by scales",
+        ("test_sampling.py::test_grid_sample_every_mode",
+         "test_sampling.py::test_antialiased_resize")),
     Row("op", "size arithmetic",
         "`+ - * // %`, max / min, ceil-div, sizes shared across inputs, derived dims `2*h`, `h+1`",
         ("test_transformer_ops.py::test_size_arithmetic_shared_derived_dims",)),

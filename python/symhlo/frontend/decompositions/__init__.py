@@ -2,7 +2,7 @@
 table `symhlo_decompositions()`, gathered from the op-family modules of this subpackage.
 
 basic (nearest upsampling, adaptive pooling, group norm, reflection padding, attention, remainder,
-roll, tan, clamp), data (sizes from data: nonzero, masks, unique, repeat_interleave), indexing, pooling, select (sorts, scans, norms, scatters), shapes (views, copies,
+roll, tan, clamp), data (sizes from data: nonzero, masks, unique, repeat_interleave), indexing, pooling, sampling (grid_sampler, anti-aliased resize), select (sorts, scans, norms, scatters), shapes (views, copies,
 windows), special (special functions), spectral (torch.fft as DFT matmuls), linalg (factorizations as
 while loops), orthogonal (QR, eigh, SVD as while loops), views (as_strided), losses (torch.nn's chunked
 linear cross-entropy custom ops);
@@ -24,6 +24,7 @@ from .linalg import linalg_decompositions
 from .losses import loss_decompositions
 from .orthogonal import orthogonal_decompositions
 from .pooling import pooling_decompositions
+from .sampling import sampling_decompositions
 from .select import select_decompositions
 from .shapes import shape_decompositions
 from .special import special_decompositions
@@ -37,6 +38,7 @@ def symhlo_decompositions() -> dict[torch._ops.OpOverload, Callable]:
     """The decompositions symhlo applies on top of torch-mlir's table."""
     return {
         **pooling_decompositions(),
+        **sampling_decompositions(),
         **shape_decompositions(),
         **indexing_decompositions(),
         **special_decompositions(),
