@@ -81,7 +81,8 @@ def test_lu_family_with_dynamic_batch_and_size():
 class LUSolve(torch.nn.Module):
     def forward(self, a, rhs):                      # (b, n, n), (b, n, 2)
         lu, piv = torch.linalg.lu_factor(a)
-        return torch.linalg.lu_solve(lu, piv, rhs)
+        return (torch.linalg.lu_solve(lu, piv, rhs), torch.linalg.lu_solve(lu, piv, rhs, adjoint=True),
+                torch.linalg.lu_solve(lu, piv, rhs.mT, left=False))
 
 
 class TriangularSolve(torch.nn.Module):
@@ -101,7 +102,9 @@ def _solve_spec():
 
 
 def test_lu_solve_with_dynamic_batch_and_size():
-    """lu_factor then lu_solve: the getrf loop, the row-permutation loop and two substitutions."""
+    """lu_factor then lu_solve (a x = b, a^T x = b, x a = b^T): the getrf loop, the
+    row-permutation loop and two substitutions; the adjoint as a Gauss-Jordan loop on the
+    transposed rebuilt a."""
     check_model("linalg.lu_solve", LUSolve(), (torch.randn(4, 6, 6), torch.randn(4, 6, 2)),
                 _solve_spec(), _solve_sizes(), rtol=1e-4, atol=1e-4)
 
@@ -160,3 +163,32 @@ def test_loops_beside_constant_outputs_of_one_unbatched_matrix():
     sizes = [(torch.randn(m, m, generator=gen) + m * torch.eye(m),) for m in (2, 5, 9)]
     check_model("loops beside constants", LoopsBesideConstants(), (torch.randn(6, 6) + 6 * torch.eye(6),),
                 ({0: n, 1: n},), sizes, rtol=1e-3, atol=1e-4)
+
+
+class InverseEx(torch.nn.Module):
+    def forward(self, a, t):                        # (n, n); (n, 2, 2n)
+        inv, info = torch.linalg.inv_ex(a)
+        return inv, info, torch.linalg.tensorinv(t, ind=2)
+
+
+def test_inv_ex_and_tensorinv_with_dynamic_size():
+    """inv_ex's inverse and getrf's `info` over an unbatched `?x?` matrix; tensorinv of
+    (n, 2, 2n) as the inverse of a (2n, 2n) matrix. A singular matrix gets LAPACK's info (the
+    first zero pivot) and an inverse that is not finite (torch leaves its values unspecified)."""
+    n = Dim("n", min=2, max=32)
+    spec = ({0: n, 1: n}, {0: n, 2: 2 * n})
+    gen = torch.Generator().manual_seed(6)
+
+    def args(m):
+        a = torch.randn(m, m, generator=gen) + m * torch.eye(m)
+        t = torch.randn(m, 2, 2 * m, generator=gen) + 2 * m * torch.eye(2 * m).reshape(m, 2, 2 * m)
+        return a, t
+
+    compiled = []
+    check_model("linalg.inv_ex, tensorinv", InverseEx(), args(4), spec, [args(2), args(5), args(9)],
+                rtol=1e-4, atol=1e-4, compiled=compiled)
+    a, t = args(6)
+    a[:, 2] = 0.0
+    got, expected = compiled[0](a, t), InverseEx()(a, t)
+    assert got[1].item() == expected[1].item() == 3
+    assert not torch.isfinite(got[0]).all() and not torch.isfinite(expected[0]).all()

@@ -24,8 +24,10 @@ but without blocking: for small and medium n.
 Error checks: torch's `linalg.cholesky`, `solve` and `inv` raise on a non-positive-definite or
 singular input (`_linalg_check_errors`, a side effect torch.export keeps). A compiled program
 cannot raise from inside; here those inputs give NaN or inf (a negative square root, a zero
-pivot), never a plausible number. The `*_ex` variants, whose `info` output and partial factors
-on such inputs are LAPACK's own, are not decomposed (refused by name). Documented in README
+pivot), never a plausible number. torch.export keeps composite ops such as `linalg.inv` and
+`linalg.tensorinv` whole, so decomposing them here (not through torch's `*_ex` + check
+composites) leaves no side effect behind. The `*_ex` variants return LAPACK's `info`, computed
+here from the same factors (the first zero or non-positive pivot). Documented in README
 (Complex numbers, FFT and linear algebra).
 """
 
@@ -245,6 +247,25 @@ def inv(a):
     return solve(a, eye)
 
 
+def inv_ex(a, *, check_errors: bool = False):
+    """aten.linalg_inv_ex ==> (solve(a, I), getrf's info), as torch computes it (linalg_solve_ex
+    against I): info the first zero pivot of the LU, 1-based, else 0."""
+    info = lu_info(lu_factor(a)[0])
+    return inv(a), info
+
+
+def tensorinv(a, ind: int = 2):
+    """aten.linalg_tensorinv ==> inv of a as a (prod(a.shape[:ind]), prod(a.shape[ind:])) matrix,
+    reshaped to a.shape[ind:] + a.shape[:ind] (torch's own composite reaches inv through inv_ex
+    and the `_linalg_check_errors` side effect, which a compiled program cannot raise: a
+    singular input gives inf / NaN, as linalg.inv)."""
+    rows, cols = a.shape[:ind], a.shape[ind:]
+    n = 1
+    for d in rows:
+        n = n * d
+    return inv(a.reshape(n, -1)).reshape(*cols, *rows)
+
+
 def det(a):
     """aten.linalg_det ==> (-1)^swaps * prod(diag(U))."""
     m, _, swaps = lu_factor(a)
@@ -384,13 +405,17 @@ def lu_solve(lu_data, pivots, b, *, left: bool = True, adjoint: bool = False):
     n = lu_data.shape[-1]
     batch = torch.broadcast_shapes(lu_data.shape[:-2], b.shape[:-2])
     lu_data, b = lu_data.expand(*batch, n, n), b.expand(*batch, *b.shape[-2:])
-    q = _row_permutation(_interchanges(pivots.expand(*batch, n), n, lu_data.dtype))
+    pv = _interchanges(pivots.expand(*batch, n), n, lu_data.dtype)
     if not adjoint:
-        y = solve_triangular(lu_data, q @ b, upper=False, unitriangular=True)
+        y = solve_triangular(lu_data, _row_permutation(pv) @ b, upper=False, unitriangular=True)
         return solve_triangular(lu_data, y, upper=True)
-    z = solve_triangular(lu_data.mT, b, upper=False)
-    y = solve_triangular(lu_data.mT, z, upper=True, unitriangular=True)
-    return q.mT @ y
+    # adjoint: a^T x = b solved as a system of its own, a = P L U rebuilt by matmuls and
+    # transposed (Gauss-Jordan). Substitution loops with U^T, L^T and then P applied after
+    # them (as a matrix product or a row-swap loop) failed iree-compile 3.13 ("'stream.async.
+    # dispatch' op : streamable op expected to be in an execution region") or, as a swap loop,
+    # returned wrong rows (OpInfo's linalg.lu_solve, adjoint=True, left=True).
+    low, up = _unpack_data(lu_data)
+    return gauss_jordan((_row_permutation(pv).mT @ (low @ up)).mT, b)
 
 
 def cholesky_ex(a, *, upper: bool = False, check_errors: bool = False):
@@ -454,6 +479,8 @@ def linalg_decompositions() -> dict[torch._ops.OpOverload, Callable]:
         aten.linalg_solve.default: solve,
         aten.linalg_solve_triangular.default: solve_triangular,
         aten.linalg_inv.default: inv,
+        aten.linalg_inv_ex.default: inv_ex,
+        aten.linalg_tensorinv.default: tensorinv,
         aten.linalg_det.default: det,
         aten.det.default: det,
         aten.linalg_slogdet.default: slogdet,
