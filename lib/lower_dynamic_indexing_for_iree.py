@@ -59,15 +59,73 @@ def _constant_ints(v: ir.Value) -> list[int] | None:
     return [int(attr[0])] * n if attr.is_splat else [int(x) for x in attr]
 
 
+def _folded_ints(v: ir.Value) -> list[int] | None:
+    """_constant_ints through the reshapes and integer converts of a constant (a count that
+    folded to a constant: `stablehlo.reshape %c : tensor<i64> -> tensor<1xi64>`), else None."""
+    op = defining_op(v)
+    while op is not None and op.name in ("stablehlo.reshape", "stablehlo.convert") and \
+            isinstance(ir.RankedTensorType(op.operands[0].type).element_type, ir.IntegerType):
+        src = op.operands[0]
+        if ir.RankedTensorType(src.type).rank == 0:
+            inner = defining_op(src)
+            if inner is None or inner.name not in ("stablehlo.constant", "arith.constant"):
+                return None
+            attr = ir.DenseIntElementsAttr(inner.attributes["value"])
+            return [int(attr[0])] * max(ir.RankedTensorType(v.type).shape[0], 1)
+        v, op = src, defining_op(src)
+    if ir.RankedTensorType(v.type).rank != 1:
+        return None
+    return _constant_ints(v)
+
+
+def convert_constant_real_dynamic_slice(op: ir.Operation) -> bool:
+    """stablehlo.real_dynamic_slice of a static operand with constant (or folded) bounds and a
+    `?` result (a data-dependent count that folded to a constant) -> a static
+    tensor.extract_slice cast to the `?` type. IREE 3.13 folds such a slice itself and then
+    failed to compile ("failed to legalize unresolved source materialization from
+    tensor<2xf32> to tensor<?xf32>"):
+
+        %r = stablehlo.real_dynamic_slice %x, %c0, %c2, %c1 : (tensor<2xf32>, ...) -> tensor<?xf32>
+      ==>
+        %s = tensor.extract_slice %x[0] [2] [1] : tensor<2xf32> to tensor<2xf32>
+        %r = tensor.cast %s : tensor<2xf32> to tensor<?xf32>
+    """
+    x, start, limit, strides = op.operands
+    x_t = ir.RankedTensorType(x.type)
+    result_t = ir.RankedTensorType(op.results[0].type)
+    if any(is_dynamic(s) for s in x_t.shape):
+        return False
+    bounds = [_folded_ints(v) for v in (start, limit, strides)]
+    if any(b is None or len(b) != x_t.rank for b in bounds):
+        return False
+    lo, hi, step = bounds
+    sizes = []
+    for n, a, e, k in zip(x_t.shape, lo, hi, step):
+        if k <= 0 or not 0 <= a <= e <= n:
+            return False   # out of range: left for IREE to report
+        sizes.append(-(-(e - a) // k))
+    b = OpBuilder(op)
+    static_t = ir.RankedTensorType.get(sizes, result_t.element_type)
+    arr = ir.DenseI64ArrayAttr.get
+    sliced = b.value("tensor.extract_slice", [static_t], [x],
+                     {"static_offsets": arr(lo), "static_sizes": arr(sizes),
+                      "static_strides": arr(step),
+                      "operandSegmentSizes": ir.DenseI32ArrayAttr.get([1, 0, 0, 0])})
+    op.results[0].replace_all_uses_with(b.tensor_cast(sliced, result_t))
+    op.erase()
+    return True
+
+
 def convert_stablehlo_real_dynamic_slice(op: ir.Operation) -> bool:
     """stablehlo.real_dynamic_slice with a static result axis -> tensor.extract_slice.
 
-    Returns False (and leaves the op) when every result axis is dynamic: IREE compiles those.
+    Every result axis dynamic: convert_constant_real_dynamic_slice when the operand is static
+    and the bounds constants, else False (the op is left: IREE compiles those).
     """
     x, start, limit, strides = op.operands
     result_t = ir.RankedTensorType(op.results[0].type)
     if all(is_dynamic(s) for s in result_t.shape):
-        return False
+        return convert_constant_real_dynamic_slice(op)
     b = OpBuilder(op)
     dyn = ir.ShapedType.get_dynamic_size()
     starts_c, limits_c, strides_c = (_constant_ints(v) for v in (start, limit, strides))

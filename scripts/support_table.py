@@ -381,8 +381,13 @@ ROWS: tuple[Row, ...] = (
         ("test_data_dependent_sizes.py::test_item_check_slice",
          "test_data_dependent_sizes.py::test_item_check_broken_at_call_time_raises",
          "test_data_dependent_sizes.py::test_item_slice_without_checks_clamps_like_eager")),
+    Row("op", "sizes from data: tensor_split by a tensor, combinations",
+        "tensor_split at indices read from an int64 tensor (rows and columns; negative, past "
+        "the end, decreasing), combinations (r = 1, with and without replacement: the forms "
+        "torch.export traces)",
+        ("test_data_dependent_sizes.py::test_tensor_split_by_a_tensor_and_combinations",)),
     Row("data-dependent", "other data-dependent sizes: unique(dim=), unique of floats, "
-        "tensor_split by a tensor",
+        "bincount",
         "output size depends on tensor values in a way symhlo does not compute: rejected up "
         "front, the error names the aten op, the FX node and the source line",
         ("test_unsupported.py::test_data_dependent_sizes_are_rejected_by_name",
@@ -559,9 +564,10 @@ def table(rows=ROWS, tests: dict[str, TestInfo] | None = None) -> str:
         "values are data (index_select / gather / embedding / scatter / index_put with runtime "
         "indices, where / masked_fill with runtime masks, argmax), and ops whose output size comes "
         "from the data itself (nonzero, `x[mask]`, masked_select, argwhere, one-argument where, "
-        "unique, unique_consecutive, repeat_interleave by counts, `.item()` feeding a slice; see "
+        "unique, unique_consecutive, repeat_interleave by counts, tensor_split by a tensor, "
+        "combinations, `.item()` feeding a slice; see "
         "[Sizes from data](#sizes-from-data)). *Rejected*: other ops whose output size depends on "
-        "tensor values (`unique(dim=)`, unique of floats, `tensor_split` by a tensor): "
+        "tensor values (`unique(dim=)`, unique of floats, `bincount`): "
         "`symhlo.export` raises `symhlo.UnsupportedOpError` naming the aten op, the FX node and "
         "the source line before any lowering runs.",
     ]

@@ -1,6 +1,7 @@
 """Sizes that only the data can name (torch.export's unbacked symbols `u0`) vs eager: nonzero,
 boolean masks, masked_select, argwhere, where(cond), unique, unique_consecutive,
-repeat_interleave, `n = k.item()` with torch._check feeding `x[:n]`.
+repeat_interleave, tensor_split by a tensor, combinations, `n = k.item()` with torch._check
+feeding `x[:n]`.
 
 Each model is compiled once with its batch axis unbounded and run at three or more inputs, among
 them one whose data-dependent result is empty (no true element, zero repeats, n = 0) and one where
@@ -154,6 +155,25 @@ def test_item_slice_without_checks_clamps_like_eager():
                 ({0: Dim("n")}, None),
                 [(randn(5, 2), torch.tensor(7)), (randn(5, 2), torch.tensor(-2)),
                  (randn(4, 2), torch.tensor(0)), (randn(7, 2), torch.tensor(-9))])
+
+
+class SplitsCombinations(torch.nn.Module):
+    def forward(self, x, cuts, v):                  # x (n, 3), cuts (2,) int64, v (4,)
+        rows = torch.tensor_split(x, cuts)          # x[:a], x[a:b], x[b:] with a, b from data
+        cols = torch.tensor_split(x * 2, cuts, dim=1)
+        return (*rows, *cols, torch.combinations(v, 1), torch.combinations(v + 1, 1, True))
+
+
+def test_tensor_split_by_a_tensor_and_combinations():
+    """tensor_split at indices read from a tensor (negative ones wrap, past the end and
+    decreasing ones clamp to empty pieces, as eager's slices); combinations (torch.export
+    traces it only with r = 1 and a static length: r >= 2 fails in torch's own fake kernel)."""
+    n = Dim("n", min=2)
+    cut = lambda a, b: torch.tensor([a, b])
+    check_model("data_tensor_split", SplitsCombinations(), (randn(6, 3), cut(1, 4), randn(4)),
+                ({0: n}, None, None),
+                [(randn(5, 3), cut(-2, 10), randn(4)), (randn(9, 3), cut(3, 1), randn(4)),
+                 (randn(2, 3), cut(0, 2), randn(4))])
 
 
 class UniqueFloat(torch.nn.Module):

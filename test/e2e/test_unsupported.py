@@ -18,13 +18,13 @@ class DataDependent(torch.nn.Module):
     def forward(self, x):
         if self.which == "unique_dim":
             return torch.unique(x.long(), dim=0)
-        return torch.tensor_split(x, (x[0, :2] > 0).long().cumsum(0))[0]
+        return torch.bincount((x[0] * 3).long().abs())
 
 
-# nonzero, masks, unique, repeat_interleave and item are lowered (test_data_dependent_sizes.py);
-# other ops that make a data-dependent size are refused by name.
+# nonzero, masks, unique, repeat_interleave, combinations, tensor_split and item are lowered
+# (test_data_dependent_sizes.py); other ops that make a data-dependent size are refused by name.
 @pytest.mark.parametrize("which, op", [("unique_dim", r"aten\.unique_dim"),
-                                       ("tensor_split", r"aten\.tensor_split")])
+                                       ("bincount", r"aten\.bincount")])
 def test_data_dependent_sizes_are_rejected_by_name(which, op):
     with pytest.raises(symhlo.UnsupportedOpError,
                        match=rf"unsupported op '{op}[^']*' \(FX node '\w+'\) at .*test_unsupported\.py:\d+ "

@@ -108,3 +108,35 @@ func.func @gather_of_slice(%arg0: tensor<?x?xf32>, %start: tensor<2xi64>, %idx: 
   %r = "stablehlo.gather"(%s, %idx) <{dimension_numbers = #stablehlo.gather<collapsed_slice_dims = [0, 1], start_index_map = [1, 0], index_vector_dim = 2>, indices_are_sorted = false, slice_sizes = array<i64: 1, 1>}> : (tensor<?x1xf32>, tensor<?x?x2xi64>) -> tensor<?x?xf32>
   return %r : tensor<?x?xf32>
 }
+
+// -----
+
+// A count read from data that folded to a constant (`k = ones(2).sum().item()`, `x[:k]`): a static
+// operand, constant bounds (the limit through a reshape of a 0-d constant), a `?` result. IREE 3.13
+// folded it itself and failed ("unresolved source materialization from tensor<2xf32> to
+// tensor<?xf32>"): a static extract_slice, cast to `?`.
+// CHECK-LABEL: func @slice_constant_count
+// CHECK-NOT:     stablehlo.real_dynamic_slice
+// CHECK:         %[[S:.*]] = tensor.extract_slice %arg0[0] [2] [1] : tensor<2xf32> to tensor<2xf32>
+// CHECK:         %[[R:.*]] = tensor.cast %[[S]] : tensor<2xf32> to tensor<?xf32>
+// CHECK:         return %[[R]]
+func.func @slice_constant_count(%arg0: tensor<2xf32>) -> tensor<?xf32> {
+  %c0 = stablehlo.constant dense<0> : tensor<1xi64>
+  %c1 = stablehlo.constant dense<1> : tensor<1xi64>
+  %k = stablehlo.constant dense<2> : tensor<i64>
+  %limit = stablehlo.reshape %k : (tensor<i64>) -> tensor<1xi64>
+  %0 = stablehlo.real_dynamic_slice %arg0, %c0, %limit, %c1 : (tensor<2xf32>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<?xf32>
+  return %0 : tensor<?xf32>
+}
+
+// -----
+
+// A data-dependent limit on a static operand stays a real_dynamic_slice (IREE compiles it).
+// CHECK-LABEL: func @slice_data_count
+// CHECK:         stablehlo.real_dynamic_slice
+func.func @slice_data_count(%arg0: tensor<2xf32>, %limit: tensor<1xi64>) -> tensor<?xf32> {
+  %c0 = stablehlo.constant dense<0> : tensor<1xi64>
+  %c1 = stablehlo.constant dense<1> : tensor<1xi64>
+  %0 = stablehlo.real_dynamic_slice %arg0, %c0, %limit, %c1 : (tensor<2xf32>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<?xf32>
+  return %0 : tensor<?xf32>
+}

@@ -292,7 +292,12 @@ def restore_export_assumptions(ep) -> None:
     # "expected sympy.Symbol". The derived range follows from its root's anyway.
     for key in [k for k in env.var_to_range if not isinstance(k, sympy.Symbol)]:
         del env.var_to_range[key]
-    sizes = {s for s in ep.range_constraints if isinstance(s, sympy.Symbol)}
+    from torch.utils._sympy.symbol import SymT, symbol_is_type
+
+    # Backed sizes only: an unbacked symbol (`u0`, the size a data-dependent op returns) was
+    # never specialized for 0 / 1, and may be either.
+    sizes = {s for s in ep.range_constraints if isinstance(s, sympy.Symbol)
+             and not symbol_is_type(s, (SymT.UNBACKED_INT, SymT.UNBACKED_FLOAT))}
     for s in sizes:
         vr = env.var_to_range.get(s)
         if vr is not None and isinstance(vr.lower, sympy.Integer) and int(vr.lower) < 2 \

@@ -33,7 +33,8 @@ DATA_DEPENDENT_OPS = {
     "aten.masked_select.default", "aten.index.Tensor", "aten._unique2.default",
     "aten.unique_consecutive.default", "aten.repeat_interleave.Tensor",
     "aten.repeat_interleave.self_Tensor", "aten.item.default", "aten._local_scalar_dense.default",
-    "aten.nonzero_numpy.default",
+    "aten.nonzero_numpy.default", "aten.combinations.default",
+    "aten.tensor_split.tensor_indices_or_sections",
     # a slice or narrow whose bound is such a value (`x[:k.item()]`)
     "aten.slice.Tensor", "aten.narrow.default",
 }

@@ -1,6 +1,6 @@
 """ATen decompositions for ops whose output size comes from tensor data (floor 2, frontend
 decompositions): nonzero, argwhere, where(cond), boolean-mask indexing, masked_select, unique,
-unique_consecutive, repeat_interleave.
+unique_consecutive, repeat_interleave, combinations, tensor_split by a tensor.
 
 torch.export gives each such size an unbacked symbol (`u0`). Here every one of them gets a value
 computed from the data: a count (`mask.sum()`, the number of run starts, `repeats.sum()`) read
@@ -276,6 +276,55 @@ def repeat_interleave_self_tensor(x, repeats, dim=None, output_size=None):
     return torch.index_select(x, dim, _repeat_index(reps, output_size))
 
 
+def combinations(x, r: int = 2, with_replacement: bool = False):
+    """aten.combinations ==> ATen's own algorithm, its masked_select as nonzero above: the
+    coordinates of the r-dimensional index grid where i_1 < i_2 < ... < i_r (<= with
+    replacement), their count (C(n, r) or C(n + r - 1, r)) read with `.item()` like every size
+    here (the op's output size is an unbacked symbol in torch.export), then x gathered at each
+    coordinate column.
+
+        combinations(x, 2)  (x: n)  ==>  c = nonzero(iota(n)[:, None] < iota(n)[None, :])
+                                         stack([x[c[:, 0]], x[c[:, 1]]], 1)
+    """
+    if x.dim() != 1 or r < 0:
+        return NotImplemented   # eager raises
+    if r == 0:
+        return torch.zeros((0,), dtype=x.dtype, device=x.device)
+    n = x.shape[0]
+    i = torch.arange(n, dtype=torch.int64, device=x.device)
+    grids = torch.meshgrid(*([i] * r), indexing="ij")
+    keep = torch.ones_like(grids[0], dtype=torch.bool)     # r = 1: every element
+    for a, b in zip(grids, grids[1:]):
+        keep = keep & ((a <= b) if with_replacement else (a < b))
+    return torch.stack([torch.index_select(x, 0, c) for c in torch.unbind(nonzero(keep), 1)], 1)
+
+
+def tensor_split_tensor(x, tensor_indices_or_sections, dim: int = 0):
+    """aten.tensor_split.tensor_indices_or_sections with a 1-d index tensor (its length fixed by
+    torch.export) ==> each index read with `.item()` and the pieces sliced between them, as ATen's
+    tensor_split slices (`x[..., a:b]` with Python's clamping and negative wrap-around, lowered by
+    symhlo-lower-data-dependent-slices):
+
+        tensor_split(x, t, dim)  (t: 2 int64)  ==>  a, b = t[0].item(), t[1].item()
+                                                    x[:a], x[a:b], x[b:]   (along dim)
+
+    A 0-d tensor (a number of sections) makes the number of results depend on its value, which
+    no program has: refused by name."""
+    t = tensor_indices_or_sections
+    if t.dim() == 0:
+        raise _unsupported("aten.tensor_split", "tensor_split by a 0-d tensor: the number of "
+                                                "sections, and so of results, is its value")
+    if t.dim() != 1 or t.dtype != torch.int64 or x.dim() == 0:
+        return NotImplemented   # eager raises
+    if not isinstance(t.shape[0], int):
+        raise _unsupported("aten.tensor_split", "a split-index tensor of `?` length (the number "
+                                                "of results)")
+    dim = dim % x.dim()
+    cuts = [t[k].item() for k in range(t.shape[0])]
+    bounds = [0, *cuts, x.shape[dim]]
+    return [aten.slice.Tensor(x, dim, a, b) for a, b in zip(bounds, bounds[1:])]
+
+
 def data_decompositions() -> dict[torch._ops.OpOverload, Callable]:
     """The decompositions of this module, for symhlo.frontend.decompositions' table."""
     return {
@@ -290,4 +339,6 @@ def data_decompositions() -> dict[torch._ops.OpOverload, Callable]:
         aten.unique_consecutive.default: unique_consecutive,
         aten.repeat_interleave.Tensor: repeat_interleave_tensor,
         aten.repeat_interleave.self_Tensor: repeat_interleave_self_tensor,
+        aten.combinations.default: combinations,
+        aten.tensor_split.tensor_indices_or_sections: tensor_split_tensor,
     }
