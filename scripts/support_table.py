@@ -69,6 +69,10 @@ ROWS: tuple[Row, ...] = (
         "torch.export adds for `Dim.AUTO` (a decomposition's guard they imply is accepted)",
         ("test_shapes_views.py::test_slices_splits_chunks_auto_dims",
          "test_shapes_views.py::test_split_on_a_pinned_axis")),
+    Row("op", "resize_as_ to its own shape",
+        "`torch.resize_as_(t, y)` with y of t's shape: t's values (torch's retrace of the "
+        "in-place op failed); torch.export specializes its sizes, so the program is static",
+        ("test_shapes_views.py::test_resize_as_to_its_own_shape",)),
     Row("op", "block_diag, new_zeros / new_full, empty_strided",
         "block_diag of `?`-sized blocks, new_zeros / new_full with symbolic and zero sizes, "
         "masked var (empty_strided with symbolic or zero-size strides)",
@@ -415,9 +419,10 @@ ROWS: tuple[Row, ...] = (
     Row("data-dependent", "complex32 (chalf)",
         "StableHLO has no complex<f16>: the error names the op and its source line",
         ("test_shapes_views.py::test_complex32_is_refused_by_name",)),
-    Row("data-dependent", "ops torch cannot retrace",
-        "resize_as_: the error names the op and its source line",
-        ("test_shapes_views.py::test_failed_retrace_is_refused_by_name",)),
+    Row("data-dependent", "resize to another shape",
+        "resize_as_ / resize_ to a shape other than the tensor's own (part of the storage, or "
+        "uninitialized memory): the error names the op and its source line",
+        ("test_shapes_views.py::test_resize_to_another_shape_is_refused_by_name",)),
     Row("data-dependent", "other higher-order ops (flex_attention, ...)",
         "a higher-order op other than cond / while_loop / scan / map: the error names "
         "`torch.ops.higher_order.<op>` and its source line",

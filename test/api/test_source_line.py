@@ -32,3 +32,24 @@ def test_no_frame_gives_the_default():
     assert source_line(None) == "unknown source line"
     assert source_line("no traceback here", default="?") == "?"
     assert node_source_line(SimpleNamespace(meta={}), "here") == "here"
+
+
+def test_failed_retrace_names_the_op_node_and_line():
+    """An exception from torch's retrace while decomposing (its message quotes the FX node and
+    the user's traceback) becomes UnsupportedOpError naming the op, the node and the line; any
+    other exception is passed through unchanged."""
+    from symhlo.errors import UnsupportedOpError
+    from symhlo.frontend.importer import _decomposition_failure
+
+    text = ("0 INTERNAL ASSERT FAILED at python_arg_parser.cpp:659\n"
+            "While executing %resize_as_ : [num_users=1] = call_function[target=torch.ops.aten."
+            "resize_as_.default](args = (%clone, %y), kwargs = {})\n"
+            "Original traceback:\n"
+            '  File "/home/u/model.py", line 12, in forward\n'
+            "    return torch.resize_as_(x.clone(), y)\n")
+    e = _decomposition_failure(RuntimeError(text))
+    assert isinstance(e, UnsupportedOpError)
+    assert str(e).startswith("unsupported op 'aten.resize_as_.default' (FX node 'resize_as_') at "
+                             "/home/u/model.py:12 in forward: torch failed to retrace it")
+    other = ValueError("no node named here")
+    assert _decomposition_failure(other) is other

@@ -370,20 +370,36 @@ def test_widening_integer_cumsum_over_long_axes():
                 assert got.dtype == ref.dtype and torch.equal(got, ref), (n_dim, n, i)
 
 
-def test_failed_retrace_is_refused_by_name():
-    """An op torch cannot retrace for decomposition (resize_as_) raises UnsupportedOpError
-    naming the op and the source line."""
+class ResizeAs(nn.Module):
+    def forward(self, x, y):                    # x (n, 4), y (n, 4) or another shape
+        return torch.resize_as_(x.clone(), y) * 2 + 1
+
+
+def test_resize_as_to_its_own_shape():
+    """resize_as_ to the shape the tensor has: the same values (torch's retrace of the in-place
+    op failed with an internal assert). torch.export specializes resize_as_'s sizes (a `?` dim
+    raises "specialized it to be a constant"), so the program is static: one compile, three
+    inputs."""
     import symhlo
 
-    class Resize(nn.Module):
-        def forward(self, x, y):
-            return x.clone().resize_as_(y)
+    cm = symhlo.compile(ResizeAs(), (randn(3, 4), randn(3, 4)),
+                        dynamic_shapes=({0: AUTO, 1: AUTO}, {0: AUTO, 1: AUTO}))
+    for seed in range(3):
+        g = torch.Generator().manual_seed(seed)
+        x, y = torch.randn(3, 4, generator=g), torch.randn(3, 4, generator=g)
+        torch.testing.assert_close(cm(x, y), ResizeAs()(x, y), rtol=0, atol=0)
+
+
+def test_resize_to_another_shape_is_refused_by_name():
+    """A resize to another shape (part of the storage, or uninitialized memory) raises
+    UnsupportedOpError naming the op and the source line."""
+    import symhlo
 
     with pytest.raises(symhlo.UnsupportedOpError,
                        match=r"'aten.resize_as_.default' \(FX node 'resize_as_'\) at .*"
-                             r"test_shapes_views.py:\d+"):
-        symhlo.compile(Resize(), (randn(3, 4), randn(3, 4)),
-                       dynamic_shapes=({0: AUTO, 1: AUTO}, {0: AUTO, 1: AUTO}))
+                             r"test_shapes_views.py:\d+.*another shape"):
+        symhlo.compile(ResizeAs(), (randn(3, 4), randn(2, 6)))   # static: torch.export
+        # refuses the resize with `?` dims ("tried to directly modify sizes")
 
 
 def test_python_number_output_is_refused_by_name():

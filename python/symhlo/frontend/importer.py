@@ -201,6 +201,7 @@ def import_exported_program(ep: torch.export.ExportedProgram, *, func_name: str 
     (internal symbol -> the user's name) words the errors.
     """
     snapshot = _shape_env_snapshot(ep)
+    _drop_identity_resizes(ep)
     table = get_decomposition_table()
     ep = _run_decompositions(ep, complex_first({**table, **on_0d_as_1d(table),
                                                 **decompositions.symhlo_decompositions()},
@@ -265,6 +266,41 @@ def _run_decompositions(ep, table):
     finally:
         torch.export.ExportedProgram._validate = validate
         ep._guards_code = saved
+
+
+def _drop_identity_resizes(ep) -> None:
+    """Replaces each in-place `aten.resize_as_(t, other)` / `aten.resize_(t, size)` whose target
+    shape is t's own (for every size: `torch.resize_as_(x.clone(), y)` with y of x's shape) by
+    `aten.clone(t)`, the same values. torch's retrace of these in-place ops for decomposing failed with an internal
+    assert ("dispatch_on_subclass called with NO overloaded args"). A resize to another shape
+    keeps part of the storage or exposes uninitialized memory, which a value-semantic program
+    does not have: refused by name."""
+    aten = torch.ops.aten
+    graph = ep.graph
+    changed = False
+    for node in list(graph.nodes):
+        if node.op != "call_function" or node.target not in (aten.resize_as_.default,
+                                                             aten.resize_.default):
+            continue
+        t, target = node.args[0], node.args[1]
+        have = t.meta.get("val") if isinstance(t, torch.fx.Node) else None
+        want = target.meta.get("val").shape if isinstance(target, torch.fx.Node) else target
+        if not isinstance(have, torch.Tensor) or want is None:
+            continue
+        if not (len(have.shape) == len(want) and all(_known(a == b) for a, b in zip(have.shape, want))):
+            from .refusals import node_source_line
+
+            raise UnsupportedOpError(
+                f"unsupported op '{node.target}' (FX node '{node.name}') at "
+                f"{node_source_line(node)}: a resize to another shape ({list(want)} from "
+                f"{list(have.shape)}) keeps part of the storage or exposes uninitialized memory, "
+                "which a value-semantic program does not have")
+        # A clone keeps the node (its name may be a graph-signature output) and its meta.
+        node.target, node.args, node.kwargs = aten.clone.default, (t,), {}
+        changed = True
+    if changed:
+        graph.lint()
+        ep.graph_module.recompile()
 
 
 def _drop_storage_offset_asserts(ep) -> None:
