@@ -13,6 +13,8 @@ import pytest
 import torch
 from torch.export import Dim
 
+from torch._higher_order_ops.while_loop import while_loop
+
 import symhlo
 
 
@@ -69,6 +71,11 @@ def test_eigh_with_dynamic_size():
     in absolute value and reconstruct the matrix: V diag(w) V^T = sym(a from its upper triangle).
     One (n, n) matrix: a batch is refused (IREE 3.13 miscompiled the batched loops)."""
     torch.manual_seed(0)
+    # An eager while_loop first, as a user's reference run would: torch runs it through dynamo,
+    # which then made a Python float the Jacobi loop's cond read an input torch.export lost.
+    x = torch.ones(3, 2)
+    while_loop(lambda i, h: i < x.shape[0], lambda i, h: (i + 1, h * 0.5 + 1),
+               (torch.zeros((), dtype=torch.int64), x.clone()))
     spec = ({0: Dim("n", min=2, max=64), 1: Dim("n", min=2, max=64)},)
     cm = symhlo.compile(Eigh(), (torch.randn(5, 5),), dynamic_shapes=spec)
     for n in (2, 6, 11, 17):

@@ -41,11 +41,22 @@ from torch._higher_order_ops.while_loop import while_loop
 
 aten = torch.ops.aten
 
-# The Jacobi loops stop when every pair is orthogonal to within _TOL_EPS machine epsilons (all
-# pairs of one sweep), or after _MAX_SWEEPS sweeps (Jacobi converges quadratically: 5 to 10 sweeps
-# for n <= 100 in float32).
-_TOL_EPS = 16.0
+# The Jacobi loops stop when every pair is orthogonal to within 16 machine epsilons (all pairs of
+# one sweep: _tolerance), or after _MAX_SWEEPS sweeps (Jacobi converges quadratically: 5 to 10
+# sweeps for n <= 100 in float32).
 _MAX_SWEEPS = 30
+
+
+def _tolerance(dtype) -> float:
+    """16 machine epsilons of dtype: a sweep whose worst off-diagonal ratio is within it ends
+    the loop.
+
+    The tolerance is a literal made here, never a Python float the loop's cond reads from a
+    closure or a global: torch's while_loop traces cond and body with dynamo, which turned such a
+    float into a float64 input of the loop once an earlier torch.compile(dynamic=True) had run in
+    the process, an input torch.export then lost ('Constant tensor lifted_tensor_0 is not in the
+    constants dictionary')."""
+    return 16.0 * torch.finfo(dtype).eps
 
 
 def _eye_mask(rows, cols, like):
@@ -208,7 +219,6 @@ def _jacobi(x, two_sided: bool):
     The diagonal / norms ride in the loop state: computed after the loop, IREE 3.13 fused their
     reduction into the later sort's and returned zeros (CPU)."""
     n = x.shape[-1]
-    eps = torch.finfo(x.dtype).eps
     v0 = _eye_mask(n, n, x).expand(*x.shape[:-2], n, n).contiguous()
     if _statically_empty(x.shape):
         return x.clone(), v0, _diagonal_or_norms(x, two_sided)
@@ -216,7 +226,7 @@ def _jacobi(x, two_sided: bool):
 
     def cond(t, worst, last, x, v, diag):
         rounds = torch.clamp(torch.full_like(t, 1) * (x.shape[-1] + x.shape[-1] % 2 - 1), min=1)
-        return (t < rounds * _MAX_SWEEPS) & (last > _TOL_EPS * eps)
+        return (t < rounds * _MAX_SWEEPS) & (last > _tolerance(last.dtype))
 
     def body(t, worst, last, x, v, diag):
         n = x.shape[-1]
@@ -242,6 +252,7 @@ def _jacobi(x, two_sided: bool):
         if two_sided:
             x = _apply_left_t(x, p, c, sigma)
         v = _apply_right(v, p, c, sigma)
+        zero = torch.zeros_like(worst)        # made here, not captured (see _tolerance)
         worst = torch.maximum(worst, torch.cat([off.flatten(), zero.reshape(1)]).amax())
         end = torch.remainder(t + 1, rounds) == 0
         last = torch.where(end, worst, last)
