@@ -163,7 +163,7 @@ ROWS: tuple[Row, ...] = (
         "input or of a matrix computed in the program), det / slogdet / lu_factor (getrf loop, "
         "pivots exact), lu_factor + lu_solve (left, right, adjoint), solve_triangular as "
         "stablehlo.while loops over a `?` size, with `?` batch; matrix_exp (scaling and squaring) "
-        "over a `?` n; inv_ex (getrf's info) and tensorinv",
+        "over a `?` n; inv_ex (getrf's info) and tensorinv; ldl_solve (sytrs, 1x1 and 2x2 pivots)",
         ("test_linalg.py::test_solve_with_dynamic_batch",
          "test_linalg.py::test_cholesky_with_dynamic_batch_and_size",
          "test_linalg.py::test_cholesky_of_a_computed_matrix",
@@ -174,7 +174,8 @@ ROWS: tuple[Row, ...] = (
          "test_linalg.py::test_matrix_exp_with_dynamic_size",
          "test_linalg.py::test_inverse_beside_the_lu_of_one_unbatched_matrix",
          "test_linalg.py::test_loops_beside_constant_outputs_of_one_unbatched_matrix",
-         "test_linalg.py::test_inv_ex_and_tensorinv_with_dynamic_size")),
+         "test_linalg.py::test_inv_ex_and_tensorinv_with_dynamic_size",
+         "test_linalg.py::test_ldl_solve_with_dynamic_batch_and_size")),
     Row("op", "orthogonal factorizations",
         "linalg.qr (reduced, r) equal to eager's Q and R, ormqr and householder_product, as "
         "Householder stablehlo.while loops over `?` batch and matrix sizes (tall, square, wide); "

@@ -192,3 +192,27 @@ def test_inv_ex_and_tensorinv_with_dynamic_size():
     got, expected = compiled[0](a, t), InverseEx()(a, t)
     assert got[1].item() == expected[1].item() == 3
     assert not torch.isfinite(got[0]).all() and not torch.isfinite(expected[0]).all()
+
+
+class LDLSolve(torch.nn.Module):
+    def forward(self, ld, piv, rhs):                # (b, n, n), (b, n), (b, n, 3)
+        return torch.linalg.ldl_solve(ld, piv, rhs)
+
+
+def test_ldl_solve_with_dynamic_batch_and_size():
+    """sytrs from eager's Bunch-Kaufman factors of symmetric indefinite matrices (1x1 and 2x2
+    pivots, row interchanges), each matrix of the batch at its own step: two loops over `?` b
+    and n."""
+    n = Dim("n", min=2, max=64)
+    spec = ({0: Dim("b", min=1, max=64), 1: n, 2: n}, {0: Dim("b", min=1, max=64), 1: n},
+            {0: Dim("b", min=1, max=64), 1: n})
+    gen = torch.Generator().manual_seed(7)
+
+    def args(k, m):
+        a = torch.randn(k, m, m, generator=gen)
+        ld, piv = torch.linalg.ldl_factor(a + a.mT)
+        return ld, piv, torch.randn(k, m, 3, generator=gen)
+
+    sizes = [args(1, 2), args(3, 5), args(4, 9)]
+    assert any((p < 0).any() for _, p, _ in sizes)            # 2x2 pivots are exercised
+    check_model("linalg.ldl_solve", LDLSolve(), args(2, 6), spec, sizes, rtol=1e-3, atol=1e-3)

@@ -38,6 +38,8 @@ from typing import Callable
 import torch
 from torch._higher_order_ops.while_loop import while_loop
 
+from .orthogonal import _fresh
+
 aten = torch.ops.aten
 
 
@@ -433,6 +435,219 @@ def solve_ex(a, b, *, left: bool = True, check_errors: bool = False):
     return solve(a, b, left=left), m, piv, lu_info(m)
 
 
+# Bunch-Kaufman's threshold (LAPACK's dsytf2: alpha = (1 + sqrt(17)) / 8): a 1x1 pivot is kept
+# while |a_kk| >= alpha * the largest |a_ik| below it.
+_BK_ALPHA = (1.0 + 17.0 ** 0.5) / 8.0
+
+
+def _swap_symmetric(m, e1, e2, trailing):
+    """Rows and columns e1 <-> e2 (one-hot (..., n)) of m's symmetric trailing block (rows and
+    columns in `trailing`): the L columns left of it keep their rows, as sytf2's."""
+    d = (e1 - e2).unsqueeze(-1)
+    m = m + d * ((_row(m, e2) - _row(m, e1)) * trailing).unsqueeze(-2)
+    return m + ((_col(m, e2) - _col(m, e1)) * trailing).unsqueeze(-1) * d.mT
+
+
+def ldl_factor_ex(a, *, hermitian: bool = False, check_errors: bool = False):
+    """aten.linalg_ldl_factor_ex ==> (LD, pivots, info): LAPACK's sytf2 (lower, Bunch-Kaufman
+    pivoting) as one loop of n steps, each matrix at its own column k (a 2x2 pivot takes
+    columns k and k + 1, so the matrices of a batch advance apart; k >= n: idle):
+
+        while t < n:
+          colmax = max |m[i, k]|, i > k;  rowmax = max |m[imax, j]|, j >= k, j != imax
+          1x1 at k     when |m_kk| >= alpha colmax or |m_kk| >= alpha colmax (colmax / rowmax)
+          1x1 at imax  when |m[imax, imax]| >= alpha rowmax (k <-> imax swapped), else
+          2x2 at k, k + 1 (k + 1 <-> imax swapped)
+          trailing block -= X D^-1 X^T; L's column(s) = X D^-1 (sytf2's 2x2 formulas)
+
+    m's trailing block is kept full (symmetric), L's columns below the diagonal (sytf2 swaps
+    only the trailing block: L's rows stay). LD is m's lower triangle; pivots LAPACK's (1-based,
+    both entries of a 2x2 block -(p + 1)); info the first column (1-based) that was all zero or
+    NaN at its step (sytf2 leaves it as it is: LD_kk is 0 or NaN with a 1x1 pivot), else 0.
+
+    IREE 3.13 (CPU) returned this loop wrong, silently, in several forms: with the pivots
+    carried from a splat of zeros (all pivots 0), with the step k as a float (the final k in
+    the pivots' buffer: [5, 0, 0, 0, 0] for [1, 2, 3, 4, 5]), or with k read from the pivots
+    (LD mostly 0). As written (k an integer, the pivots from zeros made out of the data) it
+    matched eager's LD and pivots exactly on OpInfo's sample and on 300 random symmetric,
+    indefinite and singular matrices (eagerly).
+
+    Not registered (linalg.ldl_factor / ldl_factor_ex stay refused by name): on a matrix that is
+    singular in exact arithmetic (OpInfo's second size repeats a row and column) this loop's
+    arithmetic leaves an exact 0 pivot (info = n) where eager's LAPACK, float32 and float64
+    alike, leaves rounding noise (-4e-14, info = 0)."""
+    if a.is_complex():
+        return NotImplemented
+    n = a.shape[-1]
+    batch = a.shape[:-2]
+    if _empty(a):
+        return (a.tril(), torch.zeros((*batch, n), dtype=torch.int32, device=a.device),
+                torch.zeros(batch, dtype=torch.int32, device=a.device))
+    m0 = a.tril()
+    m0 = m0 + m0.tril(-1).mT                              # sytrf reads the lower triangle only
+    # zeros made from the data, not a splat: carried from a broadcast constant, IREE 3.13 (CPU)
+    # returned the pivots all 0 (the loop's updates lost), silently
+    d0 = _diag(m0)
+    piv0 = torch.where(torch.isfinite(d0), d0 * 0.0, torch.zeros_like(d0))
+    # each matrix's step k, an integer: as a float (a splat, or made from the data) IREE 3.13
+    # (CPU) returned LD and the pivots wrong
+    k0 = torch.zeros(batch, dtype=torch.int64, device=a.device)
+
+    def cond(t, m, piv, k):
+        return t < m.shape[-1]
+
+    def body(t, m, piv, k):
+        fi = _index(m.shape[-1], m).to(m.dtype)
+        kk = k.unsqueeze(-1).to(m.dtype)                    # (..., 1)
+        ek = (fi == kk).to(m.dtype)                         # zero once k >= n: nothing changes
+        active = ek.sum(-1, keepdim=True) > 0
+        trailing = (fi >= kk).to(m.dtype)
+        below = fi > kk
+        colk = _col(m, ek)
+        absakk = (colk * ek).sum(-1, keepdim=True).abs()
+        mag = torch.where(below, colk.abs(), torch.full_like(colk, -1.0))
+        colmax = mag.amax(-1, keepdim=True).clamp(min=0.0)
+        imax = mag.argmax(-1, keepdim=True).to(m.dtype)      # the first largest (idamax)
+        ei = (fi == imax).to(m.dtype)
+        rowi = _row(m, ei)
+        rmag = torch.where((fi >= kk) & (fi != imax), rowi.abs(), torch.full_like(rowi, -1.0))
+        rowmax = rmag.amax(-1, keepdim=True).clamp(min=0.0)
+        aii = (rowi * ei).sum(-1, keepdim=True).abs()
+        zero = (torch.maximum(absakk, colmax) == 0) | torch.isnan(absakk)
+        keep = zero | (absakk >= _BK_ALPHA * colmax) | \
+            (absakk * torch.where(rowmax > 0, rowmax, 1.0) >= _BK_ALPHA * colmax * colmax)
+        two = ~keep & ~(aii >= _BK_ALPHA * rowmax) & active
+        kp = torch.where(keep, kk, imax)
+        at = torch.where(two, kk + 1, kk)                   # the row swapped with kp
+        m = _swap_symmetric(m, (fi == at).to(m.dtype) * active, (fi == kp).to(m.dtype) * active,
+                            trailing)
+        # 1x1 pivot d = m_kk: L's column x (1 / d), trailing block -= x (x (1 / d))^T (sytf2's
+        # dsyr and dscal, rounded as they are: a matrix singular in exact arithmetic then gets
+        # LAPACK's rounding-noise pivot, not an exact 0)
+        colk = _col(m, ek)
+        d = (colk * ek).sum(-1, keepdim=True)
+        x = torch.where(below, colk, 0.0)
+        l1 = x * (1.0 / torch.where(d == 0, 1.0, d))
+        # 2x2 pivot D = [[p, q], [q, r]] at k, k+1: [wk, wk1] = [x, y] D^-1 (sytf2's formulas)
+        ek1 = (fi == kk + 1).to(m.dtype)
+        col1 = _col(m, ek1)
+        p, q, r = d, (colk * ek1).sum(-1, keepdim=True), (col1 * ek1).sum(-1, keepdim=True)
+        below2 = fi > kk + 1
+        x2, y2 = torch.where(below2, colk, 0.0), torch.where(below2, col1, 0.0)
+        qs = torch.where(q == 0, 1.0, q)
+        d11, d22 = r / qs, p / qs
+        den = d11 * d22 - 1.0
+        d21 = 1.0 / torch.where(den == 0, 1.0, den) / qs
+        wk, wk1 = d21 * (d11 * x2 - y2), d21 * (d22 * y2 - x2)
+        upd1 = x.unsqueeze(-1) * l1.unsqueeze(-2) - (l1 - x).unsqueeze(-1) * ek.unsqueeze(-2)
+        upd2 = x2.unsqueeze(-1) * wk.unsqueeze(-2) + y2.unsqueeze(-1) * wk1.unsqueeze(-2) \
+            - (wk - x2).unsqueeze(-1) * ek.unsqueeze(-2) - (wk1 - y2).unsqueeze(-1) * ek1.unsqueeze(-2)
+        skip = (zero | ~active).unsqueeze(-1)
+        m = m - torch.where(skip, 0.0, torch.where(two.unsqueeze(-1), upd2, upd1))
+        pk = torch.where(two, -(kp + 1.0), kp + 1.0)
+        piv = piv + pk * (ek + ek1 * two.to(m.dtype))
+        k = k + ((1 + two.to(k.dtype)) * active.to(k.dtype)).squeeze(-1)
+        return t + 1, m, piv, k
+
+    _, m, piv, _ = while_loop(cond, body, (torch.zeros((), dtype=torch.int64), m0, piv0, k0))
+    ld = m.tril()
+    dk = _diag(ld)
+    info = _first_failure((piv > 0) & ((dk == 0) | torch.isnan(dk)))
+    return ld, piv.to(torch.int32), info
+
+
+def _swap_rows(b, e1, e2):
+    """Rows e1 <-> e2 (one-hot (..., n)) of b (..., n, r)."""
+    d = (e1 - e2).unsqueeze(-1)
+    return b + d * (_row(b, e2) - _row(b, e1)).unsqueeze(-2)
+
+
+def ldl_solve(ld, pivots, b, *, hermitian: bool = False):
+    """aten.linalg_ldl_solve ==> x with a x = b from sytrf's (LD, pivots): LAPACK's sytrs
+    (lower) as two loops, each matrix at its own k (a 2x2 block takes two rows):
+
+        forward, k = 0 ..:  rows swapped by pivots[k]; b[i > k] -= L[i, k] b[k] (two columns for
+                            a 2x2 block); b[k] /= D_kk (D's 2x2 block solved by sytrs' formulas)
+        backward, k = n - 1 ..:  b[k] -= L[i > k, k]^T b[i > k] (and b[k - 1] for a 2x2 block);
+                            rows swapped back
+
+    Any pivots are taken as sytrs takes them (a swap with row |p| - 1). The row counters start
+    from zeros made out of the data, not a splat (see ldl_factor_ex: IREE 3.13 lost a loop's
+    updates to a state carried from a splat)."""
+    if ld.is_complex() or b.is_complex():
+        return NotImplemented
+    n = ld.shape[-1]
+    batch = torch.broadcast_shapes(ld.shape[:-2], b.shape[:-2], pivots.shape[:-1])
+    ld = ld.expand(*batch, n, n).contiguous()
+    b = b.expand(*batch, *b.shape[-2:]).contiguous()
+    piv = pivots.expand(*batch, n).to(ld.dtype).contiguous()
+    if _empty(ld):
+        return b.clone()
+    k0 = (piv * 0.0).sum(-1)          # each matrix's row k; data-made zeros, as ldl_factor_ex's
+
+    def forward_cond(t, k, x, ld, piv):
+        return t < ld.shape[-1]
+
+    def forward(t, k, x, ld, piv):
+        fi = _index(ld.shape[-1], ld).to(ld.dtype)
+        kk = k.unsqueeze(-1)
+        ek, ek1 = (fi == kk).to(ld.dtype), (fi == kk + 1).to(ld.dtype)
+        active = ek.sum(-1, keepdim=True) > 0
+        pk = (piv * ek).sum(-1, keepdim=True)
+        two = (pk < 0) & active
+        at = torch.where(two, kk + 1, kk)
+        kp = torch.where(two, -pk - 1, pk - 1)
+        x = _swap_rows(x, (fi == at).to(ld.dtype) * active, (fi == kp).to(ld.dtype) * active)
+        c0, c1 = _col(ld, ek), _col(ld, ek1)
+        x0, x1 = _row(x, ek), _row(x, ek1)                  # (..., r)
+        # 1x1: x[i > k] -= L[i, k] x[k]; x[k] /= d
+        d = (c0 * ek).sum(-1, keepdim=True)
+        l0 = torch.where(fi > kk, c0, 0.0)
+        y1 = x - l0.unsqueeze(-1) * x0.unsqueeze(-2)
+        y1 = y1 + ek.unsqueeze(-1) * (x0 / d - x0).unsqueeze(-2)
+        # 2x2 [[p, q], [q, r]]: x[i > k + 1] -= L[i, k] x[k] + L[i, k + 1] x[k + 1]; then sytrs'
+        q = (c0 * ek1).sum(-1, keepdim=True)
+        r = (c1 * ek1).sum(-1, keepdim=True)
+        below2 = fi > kk + 1
+        y2 = x - torch.where(below2, c0, 0.0).unsqueeze(-1) * x0.unsqueeze(-2) \
+            - torch.where(below2, c1, 0.0).unsqueeze(-1) * x1.unsqueeze(-2)
+        qs = torch.where(q == 0, 1.0, q)
+        akm1, ak = d / qs, r / qs
+        den = akm1 * ak - 1.0
+        bkm1, bk = x0 / qs, x1 / qs
+        n0, n1 = (ak * bkm1 - bk) / den, (akm1 * bk - bkm1) / den
+        y2 = y2 + ek.unsqueeze(-1) * (n0 - x0).unsqueeze(-2) + ek1.unsqueeze(-1) * (n1 - x1).unsqueeze(-2)
+        x = torch.where(active.unsqueeze(-1), torch.where(two.unsqueeze(-1), y2, y1), x)
+        k = k + ((1.0 + two.to(k.dtype)) * active.to(k.dtype)).squeeze(-1)
+        return t + 1, k, x, ld.clone(), piv.clone()
+
+    def backward(t, k, x, ld, piv):
+        # k counts from the end: row n - 1 - k (a flipped iota: see solve_triangular)
+        fr = _index(ld.shape[-1], ld).flip(0).to(ld.dtype)
+        kk = k.unsqueeze(-1)
+        ek, ekm1 = (fr == kk).to(ld.dtype), (fr == kk + 1).to(ld.dtype)
+        active = ek.sum(-1, keepdim=True) > 0
+        pk = (piv * ek).sum(-1, keepdim=True)
+        two = (pk < 0) & active
+        after = (fr < kk).to(ld.dtype)                      # rows i > row k
+        c0 = _col(ld, ek) * after
+        c1 = _col(ld, ekm1) * after
+        x = x - ek.unsqueeze(-1) * (c0.unsqueeze(-1) * x).sum(-2).unsqueeze(-2) \
+            - (ekm1 * two).unsqueeze(-1) * (c1.unsqueeze(-1) * x).sum(-2).unsqueeze(-2)
+        kp = torch.where(two, -pk - 1, pk - 1)
+        fi = _index(ld.shape[-1], ld).to(ld.dtype)
+        x = _swap_rows(x, ek, (fi == kp).to(ld.dtype) * active)
+        k = k + ((1.0 + two.to(k.dtype)) * active.to(k.dtype)).squeeze(-1)
+        return t + 1, k, x, ld.clone(), piv.clone()
+
+    state = (torch.zeros((), dtype=torch.int64), k0, b.clone(), ld, piv)
+    _, _, x, _, _ = while_loop(forward_cond, forward, state)
+    _, _, x, _, _ = while_loop(forward_cond, backward,
+                               (torch.zeros((), dtype=torch.int64), (piv * 0.0).sum(-1), _fresh(x),
+                                ld, piv))
+    return x
+
+
 _EXP_TAYLOR_DEGREE = 18   # 1/19! ~ 8e-18: below float64's epsilon once ||a / 2^s||_1 <= 1
 
 
@@ -480,6 +695,7 @@ def linalg_decompositions() -> dict[torch._ops.OpOverload, Callable]:
         aten.linalg_solve_triangular.default: solve_triangular,
         aten.linalg_inv.default: inv,
         aten.linalg_inv_ex.default: inv_ex,
+        aten.linalg_ldl_solve.default: ldl_solve,
         aten.linalg_tensorinv.default: tensorinv,
         aten.linalg_det.default: det,
         aten.det.default: det,
