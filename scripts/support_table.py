@@ -121,7 +121,8 @@ ROWS: tuple[Row, ...] = (
         "`(4 - n % 4) % 4` and by constants along `?` dims",
         ("test_gaps_pad_interp.py::test_reflect_pad_symbolic_amounts",)),
     Row("op", "special functions",
-        "erfc, erfcx, log_ndtr, erfinv, ndtri; lgamma, digamma, polygamma, mvlgamma, zeta; Bessel "
+        "erfc, erfcx, log_ndtr, erfinv, ndtri; lgamma, digamma, polygamma, mvlgamma, zeta; "
+        "igamma, igammac (series and continued fraction as while_loops to convergence); Bessel "
         "I0/I1/K0/K1 (scaled), J0/J1/Y0/Y1, spherical j0, airy_ai; Chebyshev T/U/V/W (shifted), "
         "Hermite H/He, Laguerre/Legendre with a Python or a tensor degree (a while_loop to "
         "max(n)): float32 (float16/bfloat16 through float32) on `?` dims; the oscillating ones "
@@ -135,6 +136,7 @@ ROWS: tuple[Row, ...] = (
          "test_special_functions.py::test_oscillating_functions_past_the_sincos_range_are_nan",
          "test_special_functions.py::test_orthogonal_polynomials",
          "test_special_functions.py::test_polynomials_with_a_tensor_degree",
+         "test_special_functions.py::test_incomplete_gamma",
          "test_special_functions.py::test_polynomials_with_a_python_degree",
          "test_special_functions.py::test_dtypes_follow_eager")),
     Row("op", "sign and bit ops, fftshift",
@@ -402,7 +404,7 @@ ROWS: tuple[Row, ...] = (
         "115): the error names "
         "upsample_nearest2d.vec and its source line",
         ("test_gaps_pad_interp.py::test_nearest_interpolate_non_binary_fraction_is_rejected_by_name",)),
-    Row("data-dependent", "ops without a StableHLO lowering (e.g. igamma)",
+    Row("data-dependent", "ops without a StableHLO lowering (e.g. ldl_factor)",
         "the error names the op and its source location, never a half-converted module",
         ("test_unsupported.py::test_op_without_stablehlo_lowering_is_named_with_location",)),
     Row("data-dependent", "side effects, complex128 / uint64",
@@ -410,10 +412,9 @@ ROWS: tuple[Row, ...] = (
         "`info`), element types torch-mlir's importer cannot import: the error names the op and "
         "its source line",
         ("test_unsupported.py::test_what_the_importer_cannot_take_is_refused_by_name",)),
-    Row("data-dependent", "loops bounded by a data value; float64 special functions",
-        "igamma/igammac (their series run to a data-dependent length), and the special "
-        "functions on float64 (float32 algorithms only)",
-        ("test_special_functions.py::test_unbounded_loops_and_float64_refused",)),
+    Row("data-dependent", "float64 special functions",
+        "the special functions on float64 (float32 algorithms only)",
+        ("test_special_functions.py::test_float64_special_functions_refused",)),
     Row("data-dependent", "grouped conv3d over `?` spatial dims",
         "no lowering IREE 3.13 compiles (grouped 3-D linalg conv): the error names the op",
         ("test_conv_dynamic.py::test_grouped_conv3d_dynamic_refused",)),

@@ -32,15 +32,18 @@ def test_data_dependent_sizes_are_rejected_by_name(which, op):
         symhlo.export(DataDependent(which), (randn(4, 5),), dynamic_shapes=({0: Dim("b", min=2, max=64)},))
 
 
-class Igamma(torch.nn.Module):
+class LdlFactor(torch.nn.Module):
     def forward(self, x):
-        return torch.igamma(x.abs() + 1, x.abs())   # a series bounded by data: no lowering
+        # Bunch-Kaufman pivoting: no decomposition, no StableHLO lowering
+        return torch.linalg.ldl_factor_ex(x @ x.mT + 8 * torch.eye(8))[0]
 
 
 def test_op_without_stablehlo_lowering_is_named_with_location():
     with pytest.raises(symhlo.UnsupportedOpError,
-                       match=r"unsupported op 'torch\.aten\.\w+' at loc\(\".*test_unsupported\.py\":\d+"):
-        symhlo.export(Igamma(), (randn(4, 8),), dynamic_shapes=({0: Dim("b", min=2, max=64)},))
+                       match=r"unsupported op 'torch\.aten\.linalg_ldl_factor_ex' at "
+                             r"loc\(\".*test_unsupported\.py\":\d+"):
+        symhlo.export(LdlFactor(), (randn(4, 8, 8),),
+                      dynamic_shapes=({0: Dim("b", min=2, max=64)},))
 
 
 class Effects(torch.nn.Module):

@@ -218,7 +218,8 @@ def _aa_weights(n, out, align: bool, sf, device, interp_size: int, filt):
     nf = _f32(n, device)
     scale = _interp_scale(n, out, align, sf, device)
     big = scale >= 1.0
-    support = torch.where(big, (interp_size * 0.5) * scale, torch.full_like(scale, interp_size * 0.5))
+    support = torch.where(big, (interp_size * 0.5) * scale,
+                          torch.full_like(scale, interp_size * 0.5))
     max_taps = torch.ceil(support) * 2.0 + 1.0
     invscale = torch.where(big, 1.0 / torch.where(big, scale, 1.0), torch.ones_like(scale))
     center = scale * (torch.arange(out, device=device).to(torch.float32) + 0.5)

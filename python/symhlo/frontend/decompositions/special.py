@@ -36,8 +36,9 @@ function's zeros (where only an absolute error is meaningful).
 Laguerre and Legendre polynomials with a tensor degree `n` run torch's recurrence in a
 `while_loop` (stablehlo.while) to the largest degree in `n`, each element keeping its value once the
 loop passes its own degree: no bound on the loop is known at compile time, and an unrolled guess
-would be wrong for some inputs. The incomplete gamma functions' series are left alone (refused
-naming the op).
+would be wrong for some inputs. The incomplete gamma functions (igamma, igammac) follow torch's
+calc_igamma / calc_igammac region for region, their series and continued fraction as
+while_loops that run until every element has converged.
 """
 
 from __future__ import annotations
@@ -1213,12 +1214,13 @@ def _degree_loop(x, n, step):
     """P_n(x) for each element at its own degree n, from P_{k+1} = step(k, x, P_k, P_{k-1}), as one
     while_loop over k = 0 .. max(n) - 1 (torch's loop, run to the largest degree; an element's
     terms stop moving once k reaches its n). It starts at k = 0 from (P_-1, P_0) = (0, 1), where
-    both recurrences give torch's P_1 exactly (1 - x, x): a loop that starts from the input x
-    itself and runs no step (every n < 2) failed in IREE 3.13 ('transient buffer has not been
-    committed'). The state carries k, max(n), x and n besides the two last terms: the body
-    closes over nothing."""
+    both recurrences give torch's P_1 exactly (1 - x, x), and runs one step at least: a loop
+    that ran no step (every n < 1) failed in IREE 3.13 ('transient buffer has not been
+    committed') when two of its initial values were one SSA value (x as both the carried x and
+    P_1, or two equal constants). The state carries k, max(n), x and n besides the two last
+    terms: the body closes over nothing."""
     def cond(k, top, x, n, p, q):
-        return k < top
+        return (k < top) | (k < 1.0)         # at least one step (masked where n < 1): see above
 
     def body(k, top, x, n, p, q):
         r = step(k, x, q, p)
@@ -1255,6 +1257,258 @@ def legendre_polynomial_p(x, n):
     end = torch.where((x > 0.0) | ~_is_odd(n), 1.0, -1.0)
     out = torch.where(x.abs() == 1.0, end, out)
     return torch.where(n < 0, 0.0, out)
+
+
+# -- regularized incomplete gamma (torch's calc_igamma / calc_igammac, Math.h) ------------------
+
+_MACHEP = 5.9604644775390625e-08        # float32 MACHEP of torch's kernels
+_IGAM_MAXITER = 2000
+_LANCZOS_G = 6.024680040776729583740234375
+_LANCZOS_NUM = (0.006061842346248907, 0.5098416655656676, 19.519927882476175, 449.9445569063168,
+                6955.999602515376, 75999.29304014542, 601859.6171681099, 3481712.154980646,
+                14605578.087685067, 43338889.32467614, 86363131.2881386, 103794043.11634454,
+                56906521.913471565)
+_LANCZOS_DEN = (1.0, 66.0, 1925.0, 32670.0, 357423.0, 2637558.0, 13339535.0, 45995730.0,
+                105258076.0, 150917976.0, 120543840.0, 39916800.0, 0.0)
+# The first rows of torch's 25 x 25 table d[k][n] of the asymptotic series' coefficients: the
+# only ones its sum over k can reach (see _igam_asymptotic).
+_IGAM_D = (
+    (-0.3333333333333333, 0.08333333333333333, -0.014814814814814815, 0.0011574074074074073,
+     0.0003527336860670194, -0.0001787551440329218, 3.919263178522438e-05,
+     -2.1854485106799924e-06, -1.85406221071516e-06, 8.296711340953087e-07,
+     -1.7665952736826078e-07, 6.707853543401498e-09, 1.0261809784240309e-08,
+     -4.382036018453353e-09, 9.14769958223679e-10, -2.551419399494625e-11, -5.830772132550426e-11,
+     2.4361948020667415e-11, -5.0276692801141755e-12, 1.1004392031956135e-13,
+     3.3717632624009856e-13, -1.392388722418162e-13, 2.8534893807047445e-14,
+     -5.139111834242572e-16, -1.9752288294349442e-15),
+    (-0.001851851851851852, -0.003472222222222222, 0.0026455026455026454, -0.0009902263374485596,
+     0.00020576131687242798, -4.018775720164609e-07, -1.8098550334489977e-05,
+     7.64916091608111e-06, -1.6120900894563446e-06, 4.647127802807434e-09, 1.378633446915721e-07,
+     -5.752545603517705e-08, 1.1951628599778148e-08, -1.7543241719747647e-11,
+     -1.0091543710600413e-09, 4.162792991842583e-10, -8.56390702649298e-11, 6.067215101604758e-14,
+     7.1624989648114856e-12, -2.933186643771437e-12, 5.996696365683689e-13,
+     -2.1671786527323313e-16, -4.978339972369262e-14, 2.0291628823713425e-14,
+     -4.13125571381061e-15),
+    (0.004133597883597883, -0.0026813271604938273, 0.0007716049382716049, 2.0093878600823047e-06,
+     -0.00010736653226365161, 5.2923448829120125e-05, -1.2760635188618728e-05,
+     3.423578734096138e-08, 1.3721957309062932e-06, -6.298992138380055e-07,
+     1.4280614206064242e-07, -2.0477098421990866e-10, -1.409252991086752e-08,
+     6.228974084922022e-09, -1.3670488396617112e-09, 9.428356159014678e-13,
+     1.2872252400089318e-10, -5.5645956134363323e-11, 1.197593554636698e-11,
+     -4.1689782251838634e-15, -1.0940640427884595e-12, 4.662239946390136e-13,
+     -9.905105763906907e-14, 1.8931876768373515e-17, 8.859221872591127e-15),
+    (0.0006494341563786008, 0.00022947209362139917, -0.0004691894943952557,
+     0.00026772063206283885, -7.561801671883977e-05, -2.396505113867297e-07,
+     1.1082654115347302e-05, -5.6749528269915965e-06, 1.4230900732435883e-06,
+     -2.7861080291528143e-11, -1.6958404091930278e-07, 8.099464905388083e-08,
+     -1.9111168485973655e-08, 2.3928620439808118e-12, 2.0620131815488797e-09,
+     -9.460496661855133e-10, 2.1541049775774907e-10, -1.388823336813903e-14,
+     -2.1894761681963938e-11, 9.790998951171684e-12, -2.178219188018096e-12,
+     6.208819573407901e-17, 2.126978363279737e-13, -9.344688791517433e-14, 2.045367122678285e-14),
+    (-0.0008618882909167117, 0.0007840392217200666, -0.0002990724803031902,
+     -1.4638452578843418e-06, 6.641498215465122e-05, -3.968365047179435e-05,
+     1.1375726970678419e-05, 2.507497226237533e-10, -1.6954149536558305e-06,
+     8.907507532205309e-07, -2.292934834000805e-07, 2.956794137544049e-11, 2.8865829742708783e-08,
+     -1.4189739437803219e-08, 3.4463580499464896e-09, -2.3024517174528067e-13,
+     -3.9409233028046403e-10, 1.86023389685045e-10, -4.356323005056618e-11, 1.278600101629623e-15,
+     4.67927502665792e-12, -2.149246470613483e-12, 4.908815614809652e-13, -6.33859148489156e-18,
+     -5.045332069080094e-14),
+)
+
+
+def _ratevl(x, num, den):
+    """torch's ratevl: num(x) / den(x), Horner in x for |x| <= 1, in 1/x (coefficients read from
+    the other end) beyond; num and den of equal degree."""
+    big = x.abs() > 1.0
+    y = torch.where(big, 1.0 / torch.where(big, x, 1.0), x)
+
+    def horner(coeffs):
+        p = torch.full_like(x, coeffs[0])
+        for c in coeffs[1:]:
+            p = p * y + c
+        return p
+    return torch.where(big, horner(num[::-1]) / horner(den[::-1]), horner(num) / horner(den))
+
+
+def _igam_fac(a, x):
+    """x^a e^-x / Gamma(a) (torch's _igam_helper_fac): directly where |a - x| > 0.4 |a|, else
+    through Lanczos' sum."""
+    ax = a * torch.log(x) - x - lgamma(a)
+    direct = torch.where(ax < -88.72283905206835, 0.0, torch.exp(ax))
+    fac = a + _LANCZOS_G - 0.5
+    res = torch.sqrt(fac / 2.718281828459045) / _ratevl(a, _LANCZOS_NUM, _LANCZOS_DEN)
+    near = res * (torch.exp(a - x) * torch.pow(x / fac, a))
+    numfac = (x - a - _LANCZOS_G + 0.5) / fac
+    far = res * torch.exp(a * (torch.log1p(numfac) - numfac) + x * (0.5 - _LANCZOS_G) / fac)
+    lanczos = torch.where((a < 200.0) & (x < 200.0), near, far)
+    return torch.where((a - x).abs() > 0.4 * a.abs(), direct, lanczos)
+
+
+def _until_converged(need, state, step):
+    """while_loop over `state` = (a, x, *terms): `step(a, x, i, *terms)` returns (new terms,
+    converged mask); an element's terms move while `need` holds and it has not converged, the
+    loop runs until none moves or for torch's MAXITER steps, and at least once: a loop that ran
+    no step failed in IREE 3.13 (see _degree_loop)."""
+    def cond(i, a, x, on, *terms):
+        return (i < 1.0) | ((i < _IGAM_MAXITER) & on.any())      # one step at least: see below
+
+    def body(i, a, x, on, *terms):
+        new, done = step(a, x, i, *terms)
+        return (i + 1.0, a.clone(), x.clone(), on & ~done,
+                *[torch.where(on, n, t) for n, t in zip(new, terms)])
+
+    a, x, *terms = state
+    out = while_loop(cond, body, (torch.zeros((), dtype=a.dtype, device=a.device), a.clone(),
+                                  x.clone(), need, *terms))
+    return out[4:]
+
+
+def _igam_series(a, x, need, ax):
+    """torch's _igam_helper_series: ax * sum_k x^k / (a+1)...(a+k) / a, to MACHEP (the k-th
+    denominator factor as a + k, where torch adds 1 k times: equal up to an ulp)."""
+    def step(a, x, i, c, ans):
+        r = a + (i + 1.0)
+        c = c * (x / r)
+        ans = ans + c
+        return (c, ans), c <= _MACHEP * ans
+    c, ans = _until_converged(need, (a, x, torch.ones_like(a), torch.ones_like(a)), step)
+    return torch.where(ax == 0.0, 0.0, ans * ax / a)
+
+
+def _igamc_series(a, x, need):
+    """torch's _igamc_helper_series (DLMF 8.7.3), for x <= 1.1."""
+    def step(a, x, i, fac, total):
+        n = i + 1.0
+        fac = fac * (-x / n)
+        term = fac / (a + n)
+        total = total + term
+        return (fac, total), (term.abs() <= _MACHEP * total.abs()) | (n >= 1999.0)
+    _, total = _until_converged(need, (a, x, torch.ones_like(a), torch.zeros_like(a)), step)
+    logx = torch.log(x)
+    term = -torch.expm1(a * logx - lgamma(1.0 + a))
+    return term - torch.exp(a * logx - lgamma(a)) * total
+
+
+def _igamc_fraction(a, x, need, ax):
+    """torch's _igamc_helper_continued_fraction (DLMF 8.9.2), rescaled past 2^24 as it is."""
+    y0 = 1.0 - a
+    z0 = x + y0 + 1.0
+    pkm1, qkm1 = x + 1.0, z0 * x
+
+    def step(a, x, i, y, z, pkm2, pkm1, qkm2, qkm1, ans):
+        c = i + 1.0
+        y, z = y + 1.0, z + 2.0
+        yc = y * c
+        pk = pkm1 * z - pkm2 * yc
+        qk = qkm1 * z - qkm2 * yc
+        nz = qk != 0.0
+        r = pk / torch.where(nz, qk, 1.0)
+        t = torch.where(nz, ((ans - r) / r).abs(), 1.0)
+        ans = torch.where(nz, r, ans)
+        big = pk.abs() > 16777216.0
+        s = torch.where(big, 5.9604644775390625e-08, 1.0)
+        return (y, z, pkm1 * s, pk * s, qkm1 * s, qk * s, ans), t <= _MACHEP
+    # qkm2 starts at x: as x + 0 a, a value of its own (not the carried x's SSA value)
+    out = _until_converged(need, (a, x, y0, z0, torch.ones_like(a), pkm1, x + 0.0 * a, qkm1,
+                                  pkm1 / qkm1), step)
+    return torch.where(ax == 0.0, 0.0, out[-1] * ax)
+
+
+def _igam_asymptotic(a, x, igam: bool):
+    """torch's _igam_helper_asymptotic_series (DLMF 8.12.3 / 8.12.4), for a > 20 and x near a
+    (|eta| < 0.4). Each c_k sums all 25 terms of its table row (Horner in eta; torch stops a row
+    at its first term below MACHEP relative: a difference below float32 rounding). The sum over
+    k stops as torch's does (a growing term, or one below MACHEP relative), which in this region
+    happens by k = 4: sum_n |d[k][n]| 0.4^n / 20^k < MACHEP * min |c_0| (0.30) for every k >= 4
+    (checked from the table: 7.7e-9 at k = 4, smaller beyond), so rows 0..4 are evaluated
+    (all 25 rows, unrolled, made an IREE dispatch of more than its 64 push constants)."""
+    sgn = -1.0 if igam else 1.0
+    sigma = (x - a) / a
+    lam = x / a
+    root = torch.sqrt(-2.0 * (torch.log1p(sigma) - sigma))
+    eta = torch.where(lam > 1.0, root, torch.where(lam < 1.0, -root, 0.0))
+    res = 0.5 * erfc(sgn * eta * torch.sqrt(a / 2.0))
+    total = torch.zeros_like(a)
+    afac = torch.ones_like(a)
+    absold = torch.full_like(a, _INF)
+    on = torch.ones_like(a, dtype=torch.bool)
+    for row in _IGAM_D:
+        ck = torch.full_like(eta, row[-1])
+        for d in row[-2::-1]:                 # Horner in eta
+            ck = ck * eta + d
+        term = ck * afac
+        absterm = term.abs()
+        on = on & ~(absterm > absold)
+        total = torch.where(on, total + term, total)
+        on = on & ~(absterm < _MACHEP * total.abs())
+        absold = torch.where(on, absterm, absold)
+        afac = torch.where(on, afac / a, afac)
+    return res + sgn * torch.exp(-0.5 * a * eta * eta) * total / torch.sqrt(2.0 * _PI * a)
+
+
+def _igam_regions(a, x):
+    """Where both functions take the asymptotic series: 20 < a < 200 and |x - a| / a < 0.3, or
+    a > 200 and |x - a| / a < 4.5 / sqrt(a)."""
+    r = (x - a).abs() / a
+    asym = ((a > 20.0) & (a < 200.0) & (r < 0.3)) | ((a > 200.0) & (r < 4.5 / torch.sqrt(a)))
+    return asym
+
+
+def _igammac_body(a, x, need, ax, lower=None):
+    """calc_igammac past its edge cases and asymptotic region (where `need`): 1 - series,
+    continued fraction or the igamc series by torch's region rules. `lower` (1 - the series)
+    may be given where no element of `need` takes it (igamma's x > max(1, a))."""
+    use_lower = torch.where(x > 1.1, x < a,
+                            torch.where(x <= 0.5, -0.4 / torch.log(x) < a, x * 1.1 < a))
+    if lower is None:
+        lower = 1.0 - _igam_series(a, x, need & use_lower, ax)
+    fraction = _igamc_fraction(a, x, need & ~use_lower & (x > 1.1), ax)
+    series = _igamc_series(a, x, need & ~use_lower & (x <= 1.1))
+    return torch.where(use_lower, lower, torch.where(x > 1.1, fraction, series))
+
+
+def _igam_edges(a, x, out, lower: bool):
+    """torch's boundary values: NaN for a < 0 or x < 0 (or NaN); a == 0: 1 (igamma) / 0
+    (igammac) where x > 0, else NaN; x == 0: 0 / 1; a = inf: NaN at x = inf, else 0 / 1;
+    x = inf: 1 / 0."""
+    lo, hi = (0.0, 1.0) if lower else (1.0, 0.0)
+    out = torch.where(x.abs() == _INF, hi, out)
+    out = torch.where(a.abs() == _INF, torch.where(x.abs() == _INF, _NAN, lo), out)
+    out = torch.where(x == 0.0, lo, out)
+    out = torch.where(a == 0.0, torch.where(x > 0.0, hi, _NAN), out)
+    return torch.where((x < 0.0) | (a < 0.0) | a.isnan() | x.isnan(), _NAN, out)
+
+
+def _igam_safe(a, x):
+    """a, x moved into the region the series run on where an edge case decides the value (the
+    loops then stop at once for those elements)."""
+    bad = (a <= 0.0) | (x <= 0.0) | (a.abs() == _INF) | (x.abs() == _INF) | a.isnan() | x.isnan()
+    return torch.where(bad, 1.0, a), torch.where(bad, 1.0, x)
+
+
+def igamma(a, x):
+    """aten.igamma -> torch's calc_igamma (float): edge cases, the asymptotic series where
+    a > 20 and x ~ a, 1 - igammac where x > 1 and x > a, else the power series; the series and
+    the continued fraction run as while_loops until every element converged (MACHEP) or for
+    torch's 2000 steps."""
+    sa, sx = _igam_safe(a, x)
+    asym = _igam_regions(sa, sx)
+    upper = (sx > 1.0) & (sx > sa)          # there igammac takes the fraction or igamc series
+    ax = _igam_fac(sa, sx)
+    series = _igam_series(sa, sx, ~asym & ~upper, ax)
+    out = torch.where(upper, 1.0 - _igammac_body(sa, sx, ~asym & upper, ax, 1.0 - series),
+                      series)
+    out = torch.where(asym, _igam_asymptotic(sa, sx, True), out)
+    return _igam_edges(a, x, out, True)
+
+
+def igammac(a, x):
+    """aten.igammac -> torch's calc_igammac (float), the same way as igamma."""
+    sa, sx = _igam_safe(a, x)
+    asym = _igam_regions(sa, sx)
+    out = torch.where(asym, _igam_asymptotic(sa, sx, False),
+                      _igammac_body(sa, sx, ~asym, _igam_fac(sa, sx)))
+    return _igam_edges(a, x, out, False)
 
 
 # -- sign and bit-level ops (float32 bits through aten.view.dtype: symhlo-lower-torch-bitcasts) --
@@ -1443,6 +1697,8 @@ def special_decompositions() -> dict:
             _scalar_degree_recurrence("laguerre_polynomial_l", _laguerre_n),
         aten.special_legendre_polynomial_p.n_scalar:
             _scalar_degree_recurrence("legendre_polynomial_p", _legendre_n),
+        aten.igamma.default: _binary(igamma),
+        aten.igammac.default: _binary(igammac),
         aten.copysign.Tensor: _binary(copysign),
         aten.copysign.Scalar: _binary(copysign),
         aten.signbit.default: signbit,
