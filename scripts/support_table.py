@@ -165,7 +165,8 @@ ROWS: tuple[Row, ...] = (
         "input or of a matrix computed in the program), det / slogdet / lu_factor (getrf loop, "
         "pivots exact), lu_factor + lu_solve (left, right, adjoint), solve_triangular as "
         "stablehlo.while loops over a `?` size, with `?` batch; matrix_exp (scaling and squaring) "
-        "over a `?` n; inv_ex (getrf's info) and tensorinv; ldl_solve (sytrs, 1x1 and 2x2 pivots)",
+        "over a `?` n; inv_ex (getrf's info) and tensorinv; ldl_factor / ldl_factor_ex (sytf2, "
+        "Bunch-Kaufman: pivots exact) and ldl_solve (sytrs), 1x1 and 2x2 pivots",
         ("test_linalg.py::test_solve_with_dynamic_batch",
          "test_linalg.py::test_cholesky_with_dynamic_batch_and_size",
          "test_linalg.py::test_cholesky_of_a_computed_matrix",
@@ -177,7 +178,8 @@ ROWS: tuple[Row, ...] = (
          "test_linalg.py::test_inverse_beside_the_lu_of_one_unbatched_matrix",
          "test_linalg.py::test_loops_beside_constant_outputs_of_one_unbatched_matrix",
          "test_linalg.py::test_inv_ex_and_tensorinv_with_dynamic_size",
-         "test_linalg.py::test_ldl_solve_with_dynamic_batch_and_size")),
+         "test_linalg.py::test_ldl_solve_with_dynamic_batch_and_size",
+         "test_linalg.py::test_ldl_factor_with_dynamic_batch_and_size")),
     Row("op", "orthogonal factorizations",
         "linalg.qr (reduced, r) equal to eager's Q and R, ormqr and householder_product, as "
         "Householder stablehlo.while loops over `?` batch and matrix sizes (tall, square, wide); "
@@ -404,13 +406,13 @@ ROWS: tuple[Row, ...] = (
         "115): the error names "
         "upsample_nearest2d.vec and its source line",
         ("test_gaps_pad_interp.py::test_nearest_interpolate_non_binary_fraction_is_rejected_by_name",)),
-    Row("data-dependent", "ops without a StableHLO lowering (e.g. ldl_factor)",
+    Row("data-dependent", "ops without a StableHLO lowering (e.g. linalg.eig)",
         "the error names the op and its source location, never a half-converted module",
         ("test_unsupported.py::test_op_without_stablehlo_lowering_is_named_with_location",)),
     Row("data-dependent", "side effects, complex128 / uint64",
-        "torch.export's with_effects (linalg.cholesky's error check: the *_ex variants return "
-        "`info`), element types torch-mlir's importer cannot import: the error names the op and "
-        "its source line",
+        "torch.export's with_effects (a print, aten._print; linalg error checks left by a "
+        "composite that is not decomposed whole), element types torch-mlir's importer cannot "
+        "import: the error names the op and its source line",
         ("test_unsupported.py::test_what_the_importer_cannot_take_is_refused_by_name",)),
     Row("data-dependent", "float64 special functions",
         "the special functions on float64 (float32 algorithms only)",

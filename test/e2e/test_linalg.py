@@ -216,3 +216,42 @@ def test_ldl_solve_with_dynamic_batch_and_size():
     sizes = [args(1, 2), args(3, 5), args(4, 9)]
     assert any((p < 0).any() for _, p, _ in sizes)            # 2x2 pivots are exercised
     check_model("linalg.ldl_solve", LDLSolve(), args(2, 6), spec, sizes, rtol=1e-3, atol=1e-3)
+
+
+class LDLFactor(torch.nn.Module):
+    def forward(self, a):                           # (b, n, n), symmetric
+        ld, piv, info = torch.linalg.ldl_factor_ex(a)
+        return ld, piv, info, torch.linalg.ldl_factor(a)[0]
+
+
+def test_ldl_factor_with_dynamic_batch_and_size():
+    """sytf2 (Bunch-Kaufman): LD, pivots (exact, 2x2 blocks included) and info equal eager's over
+    `?` b and n, each matrix of the batch at its own step; a zero column gives LAPACK's info and
+    a NaN LD from ldl_factor (torch raises there). Compiled and compared by hand: the size
+    fuzzer's tiled matrices are singular, where L past a rounding-noise pivot is noise / noise
+    (eager's included)."""
+    n = Dim("n", min=2, max=64)
+    spec = ({0: Dim("b", min=1, max=64), 1: n, 2: n},)
+    gen = torch.Generator().manual_seed(8)
+
+    def sym(k, m):
+        a = torch.randn(k, m, m, generator=gen)
+        return a + a.mT
+
+    cm = symhlo.compile(LDLFactor(), (sym(2, 6),), dynamic_shapes=spec)
+    pivots_2x2 = False
+    for k, m in ((1, 2), (3, 5), (4, 9)):
+        a = sym(k, m)
+        got, expected = cm(a), LDLFactor()(a)
+        for g, e in zip(got, expected):
+            assert g.dtype == e.dtype and g.shape == e.shape
+            torch.testing.assert_close(g, e, rtol=1e-4, atol=1e-4)
+        pivots_2x2 = pivots_2x2 or bool((expected[1] < 0).any())
+    assert pivots_2x2
+    a = sym(2, 4)
+    a[1, 2, :] = 0.0
+    a[1, :, 2] = 0.0
+    got, expected = cm(a), torch.linalg.ldl_factor_ex(a)
+    assert got[2].tolist() == expected.info.tolist() and expected.info[1] > 0
+    assert torch.equal(got[1], expected.pivots)
+    assert torch.isnan(got[3][1]).all() and not torch.isnan(got[3][0]).any()

@@ -116,7 +116,8 @@ def reject_unsupported_dtypes(ep) -> None:
 
 def reject_side_effects(ep) -> None:
     """Raises UnsupportedOpError for an op torch.export threads through a side effect
-    (`with_effects`: `torch.linalg.ldl_factor`'s error check `aten._linalg_check_errors`, prints,
+    (`with_effects`: a linalg error check `aten._linalg_check_errors` left by a composite symhlo
+    does not decompose whole, `aten._print`,
     custom ops registered as effectful), naming it and its source line. torch-mlir's FX importer
     has no `with_effects` ("Higher-order operation 'with_effects' not implemented"), and a
     StableHLO program has no side effects to carry them."""
@@ -124,7 +125,8 @@ def reject_side_effects(ep) -> None:
         if node.op != "call_function" or node.target is not torch.ops.higher_order.with_effects:
             continue
         effect = node.args[1] if len(node.args) > 1 else node.target
-        api = next((a for a in node.args[2:] if isinstance(a, str)), None)
+        api = next((a for a in node.args[2:] if isinstance(a, str)), None) \
+            if effect is torch.ops.aten._linalg_check_errors.default else None
         where = node_source_line(node)
         hint = (f" (the error check of {api}: its *_ex variant returns the `info` tensor "
                 "instead of raising)") if api else ""

@@ -469,13 +469,12 @@ def ldl_factor_ex(a, *, hermitian: bool = False, check_errors: bool = False):
     carried from a splat of zeros (all pivots 0), with the step k as a float (the final k in
     the pivots' buffer: [5, 0, 0, 0, 0] for [1, 2, 3, 4, 5]), or with k read from the pivots
     (LD mostly 0). As written (k an integer, the pivots from zeros made out of the data) it
-    matched eager's LD and pivots exactly on OpInfo's sample and on 300 random symmetric,
-    indefinite and singular matrices (eagerly).
+    matched eager's LD and pivots on OpInfo's samples and on 300 random symmetric, indefinite and
+    singular matrices (eagerly).
 
-    Not registered (linalg.ldl_factor / ldl_factor_ex stay refused by name): on a matrix that is
-    singular in exact arithmetic (OpInfo's second size repeats a row and column) this loop's
-    arithmetic leaves an exact 0 pivot (info = n) where eager's LAPACK, float32 and float64
-    alike, leaves rounding noise (-4e-14, info = 0)."""
+    The 1x1 update subtracts x_i (x_j / d) with one rounding (see the body): eager's LAPACK
+    (fused multiply-add) leaves rounding noise, not an exact 0, on a matrix singular in exact
+    arithmetic (OpInfo's second size repeats a row and column), and info must agree."""
     if a.is_complex():
         return NotImplemented
     n = a.shape[-1]
@@ -539,11 +538,16 @@ def ldl_factor_ex(a, *, hermitian: bool = False, check_errors: bool = False):
         den = d11 * d22 - 1.0
         d21 = 1.0 / torch.where(den == 0, 1.0, den) / qs
         wk, wk1 = d21 * (d11 * x2 - y2), d21 * (d22 * y2 - x2)
-        upd1 = x.unsqueeze(-1) * l1.unsqueeze(-2) - (l1 - x).unsqueeze(-1) * ek.unsqueeze(-2)
+        # x_i (x_j / d) subtracted with one rounding, as LAPACK's fused multiply-add (in float64
+        # for float32: the product is exact there). Rounded twice, a matrix singular in exact
+        # arithmetic got an exact 0 pivot where LAPACK leaves rounding noise (info n vs 0).
+        wide = torch.float64 if m.dtype == torch.float32 else m.dtype
+        m1 = (m.to(wide) - x.to(wide).unsqueeze(-1) * l1.to(wide).unsqueeze(-2)).to(m.dtype)
+        m1 = torch.where((ek.unsqueeze(-2) > 0) & below.unsqueeze(-1), l1.unsqueeze(-1), m1)
         upd2 = x2.unsqueeze(-1) * wk.unsqueeze(-2) + y2.unsqueeze(-1) * wk1.unsqueeze(-2) \
             - (wk - x2).unsqueeze(-1) * ek.unsqueeze(-2) - (wk1 - y2).unsqueeze(-1) * ek1.unsqueeze(-2)
         skip = (zero | ~active).unsqueeze(-1)
-        m = m - torch.where(skip, 0.0, torch.where(two.unsqueeze(-1), upd2, upd1))
+        m = torch.where(skip, m, torch.where(two.unsqueeze(-1), m - upd2, m1))
         pk = torch.where(two, -(kp + 1.0), kp + 1.0)
         piv = piv + pk * (ek + ek1 * two.to(m.dtype))
         k = k + ((1 + two.to(k.dtype)) * active.to(k.dtype)).squeeze(-1)
@@ -554,6 +558,18 @@ def ldl_factor_ex(a, *, hermitian: bool = False, check_errors: bool = False):
     dk = _diag(ld)
     info = _first_failure((piv > 0) & ((dk == 0) | torch.isnan(dk)))
     return ld, piv.to(torch.int32), info
+
+
+def ldl_factor(a, *, hermitian: bool = False):
+    """aten.linalg_ldl_factor ==> ldl_factor_ex's (LD, pivots). torch raises where info != 0 (an
+    all-zero column: `_linalg_check_errors`, which a compiled program cannot raise); here LD is
+    NaN there instead of sytf2's partial factors, never a plausible number."""
+    out = ldl_factor_ex(a, hermitian=hermitian)
+    if out is NotImplemented:
+        return out
+    ld, piv, info = out
+    bad = (info != 0).unsqueeze(-1).unsqueeze(-1)
+    return torch.where(bad, torch.full_like(ld, float("nan")), ld), piv
 
 
 def _swap_rows(b, e1, e2):
@@ -696,6 +712,8 @@ def linalg_decompositions() -> dict[torch._ops.OpOverload, Callable]:
         aten.linalg_inv.default: inv,
         aten.linalg_inv_ex.default: inv_ex,
         aten.linalg_ldl_solve.default: ldl_solve,
+        aten.linalg_ldl_factor_ex.default: ldl_factor_ex,
+        aten.linalg_ldl_factor.default: ldl_factor,
         aten.linalg_tensorinv.default: tensorinv,
         aten.linalg_det.default: det,
         aten.det.default: det,
