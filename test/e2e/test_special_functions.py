@@ -196,7 +196,9 @@ def test_polynomials_with_a_tensor_degree():
     fns = {"laguerre_polynomial_l": torch.special.laguerre_polynomial_l,
            "legendre_polynomial_p": torch.special.legendre_polynomial_p,
            "legendre_polynomial_p(0.3, n)":
-               lambda x, n: torch.special.legendre_polynomial_p(0.3, n)}
+               lambda x, n: torch.special.legendre_polynomial_p(0.3, n),
+           "laguerre_polynomial_l(x, 150)":       # past the unrolled .n_scalar's 128
+               lambda x, n: torch.special.laguerre_polynomial_l(x / 8, 150)}
     x_edges = [0.0, 1.0, -1.0, -1.0, 0.5, -0.0, 1.0, 2.5]
     n_edges = [3.0, 4.0, 5.0, 0.0, -1.0, NAN, 1.0, 2.7]
 

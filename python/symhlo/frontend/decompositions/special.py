@@ -1167,15 +1167,18 @@ def hermite_polynomial_he(x, n):
     return _hermite(x, n, False)
 
 
-def _scalar_degree_recurrence(name: str, step):
+def _scalar_degree_recurrence(name: str, step, loop):
     """laguerre / legendre with a Python-scalar n (the `.n_scalar` overload): torch's loop
-    unrolled n times (n <= 128; a larger n keeps the op, refused by name)."""
+    unrolled n times for n <= 128; a larger or non-finite n takes the tensor-degree while_loop
+    (`loop`)."""
     def decomposition(x, n):
         if isinstance(n, torch.Tensor) or not isinstance(x, torch.Tensor):
             return NotImplemented
         dtype = _compute_dtype(torch.result_type(x, n))
-        if dtype is None or not math.isfinite(float(n)) or int(float(n)) > 128:
+        if dtype is None:
             return NotImplemented
+        if not math.isfinite(float(n)) or int(float(n)) > 128:
+            return _binary(loop)(x, n)
         out = step(x.to(torch.float32), int(float(n)))
         return out if dtype == torch.float32 else out.to(dtype)
 
@@ -1694,9 +1697,11 @@ def special_decompositions() -> dict:
                             ("legendre", "p", legendre_polynomial_p))
            for ov in ("default", "x_scalar")},
         aten.special_laguerre_polynomial_l.n_scalar:
-            _scalar_degree_recurrence("laguerre_polynomial_l", _laguerre_n),
+            _scalar_degree_recurrence("laguerre_polynomial_l", _laguerre_n,
+                                      laguerre_polynomial_l),
         aten.special_legendre_polynomial_p.n_scalar:
-            _scalar_degree_recurrence("legendre_polynomial_p", _legendre_n),
+            _scalar_degree_recurrence("legendre_polynomial_p", _legendre_n,
+                                      legendre_polynomial_p),
         aten.igamma.default: _binary(igamma),
         aten.igammac.default: _binary(igammac),
         aten.copysign.Tensor: _binary(copysign),
