@@ -27,7 +27,7 @@ from . import decompositions
 from .control_flow import ControlFlowImporter, scan_length_relations
 from .decompositions.basic import on_0d_as_1d
 from .decompositions.complex_numbers import complex_decompositions, complex_first
-from .refusals import (float_size_product, reject_decomposition_guards,
+from .refusals import (float_size_product, node_source_line, reject_decomposition_guards,
                        reject_unimportable_nodes)
 
 _upstream_translate = _fxi.sympy_expr_to_semi_affine_expr
@@ -288,8 +288,6 @@ def _drop_identity_resizes(ep) -> None:
         if not isinstance(have, torch.Tensor) or want is None:
             continue
         if not (len(have.shape) == len(want) and all(_known(a == b) for a, b in zip(have.shape, want))):
-            from .refusals import node_source_line
-
             raise UnsupportedOpError(
                 f"unsupported op '{node.target}' (FX node '{node.name}') at "
                 f"{node_source_line(node)}: a resize to another shape ({list(want)} from "

@@ -21,7 +21,7 @@ from torch._ops import HigherOrderOperator
 
 from symhlo.passes.contract_attrs import MAX_DIM_SIZE
 
-from ..contract.dims import exact_condition
+from ..contract.dims import exact_condition, parse_relation
 from ..errors import UnsupportedOpError, source_line
 from .decompositions.basic import fraction
 
@@ -317,8 +317,6 @@ def _holds_all(checks, env: dict) -> bool:
 
 def _checkable(expr) -> bool:
     """Whether a guard reads as a relation the call-time checks evaluate."""
-    from ..contract.dims import parse_relation
-
     try:
         parse_relation(str(expr))
         return True

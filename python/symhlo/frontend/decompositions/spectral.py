@@ -30,8 +30,10 @@ from typing import Callable
 
 import torch
 
+from ...errors import UnsupportedOpError
 from .complex_numbers import make_complex, parts
 from .special import sincospi
+from .views import current_source_line, require_sizes
 
 aten = torch.ops.aten
 
@@ -225,12 +227,7 @@ def stft(x, n_fft: int, hop_length=None, win_length=None, window=None, normalize
     ATen takes the frames with `as_strided`, and torch-mlir's own decomposition of aten.stft
     (a frame loop with padding over `?` sizes) does not lower. A complex signal or window and
     `align_to_window` are refused by name."""
-    from .views import require_sizes
-
     def refuse(why):
-        from ...errors import UnsupportedOpError
-        from .views import current_source_line
-
         return UnsupportedOpError(f"unsupported op 'aten.stft' at {current_source_line()}: {why}")
 
     if x.is_complex() or (window is not None and window.is_complex()):
