@@ -664,6 +664,20 @@ def ldl_solve(ld, pivots, b, *, hermitian: bool = False):
     return x
 
 
+def linalg_eig(a, *args, **kwargs):
+    """aten.linalg_eig / linalg_eigvals ==> refused, naming why (torch-mlir's own message only
+    named the op): a general eigendecomposition's values and vectors are complex, found by
+    LAPACK's geev (Hessenberg reduction, then shifted QR iterations to convergence)."""
+    from ...errors import UnsupportedOpError
+    from .views import current_source_line
+
+    raise UnsupportedOpError(
+        f"unsupported op 'aten.linalg_eig' at {current_source_line()}: a general (non-symmetric) "
+        "eigendecomposition (torch.linalg.eig / eigvals), whose eigenvalues and eigenvectors are "
+        "complex (LAPACK's geev: Hessenberg reduction, then shifted QR iterations); symhlo has "
+        "no decomposition of it. For a symmetric matrix use torch.linalg.eigh / eigvalsh")
+
+
 _EXP_TAYLOR_DEGREE = 18   # 1/19! ~ 8e-18: below float64's epsilon once ||a / 2^s||_1 <= 1
 
 
@@ -712,6 +726,8 @@ def linalg_decompositions() -> dict[torch._ops.OpOverload, Callable]:
         aten.linalg_inv.default: inv,
         aten.linalg_inv_ex.default: inv_ex,
         aten.linalg_ldl_solve.default: ldl_solve,
+        aten.linalg_eig.default: linalg_eig,
+        aten.linalg_eigvals.default: linalg_eig,
         aten.linalg_ldl_factor_ex.default: ldl_factor_ex,
         aten.linalg_ldl_factor.default: ldl_factor,
         aten.linalg_tensorinv.default: tensorinv,
