@@ -20,8 +20,10 @@ demo: $(STAMP)
 lit: $(STAMP)
 	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(VENV)/bin/lit -sv test
 
+# Two workers, each taking whole files (module fixtures compile once): PYTEST_WORKERS=0 runs serially.
+PYTEST_WORKERS ?= 2
 pytest: $(STAMP)
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q -n $(PYTEST_WORKERS) --dist loadfile
 
 test: lit pytest
 
