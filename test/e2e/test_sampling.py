@@ -3,10 +3,13 @@ batch sizes (symhlo/frontend/decompositions/sampling.py: coordinates computed fr
 float32 tensors, taps gathered at computed positions; dense per-axis resize weights).
 
 Each test compiles one module once and runs it at three sizes; the grids reach past [-1, 1] so
-every padding mode's out-of-range rule is exercised, and hit the corners exactly.
+every padding mode's out-of-range rule is exercised, hit the corners exactly, and hold a NaN and
+an inf (the 2-D vectorized kernel clips NaN to 0, the 3-D scalar one to n - 1).
 """
 
 from __future__ import annotations
+
+import math
 
 import torch
 import torch.nn.functional as F
@@ -23,7 +26,8 @@ class GridSamples(torch.nn.Module):
         return (F.grid_sample(a, g, mode="bilinear", padding_mode="zeros", align_corners=False),
                 F.grid_sample(a, g, mode="nearest", padding_mode="reflection", align_corners=True),
                 F.grid_sample(a, g, mode="bicubic", padding_mode="border", align_corners=False),
-                F.grid_sample(v, gv, mode="bilinear", padding_mode="reflection",
+                F.grid_sample(v, gv, mode="bilinear", padding_mode="zeros", align_corners=False),
+                F.grid_sample(v, gv, mode="nearest", padding_mode="reflection",
                               align_corners=False))
 
 
@@ -32,8 +36,10 @@ def _grid_inputs(n, h, w, oh, ow, d, seed):
     a = torch.randn(n, 3, h, w, generator=g)
     grid = torch.rand(n, oh, ow, 2, generator=g) * 3.0 - 1.5
     grid[0, 0, 0] = torch.tensor([1.0, -1.0])        # exactly on a corner
+    grid[-1, -1, -1] = torch.tensor([math.nan, 0.3])  # NaN / inf: each kernel's own rule
     v = torch.randn(n, 2, d, h, w, generator=g)
     gv = torch.rand(n, d, oh, ow, 3, generator=g) * 3.0 - 1.5
+    gv[0, 0, 0, 0] = torch.tensor([math.inf, 0.2, math.nan])
     return a, grid, v, gv
 
 
@@ -44,7 +50,8 @@ def test_grid_sample_every_mode():
     sizes = [(2, 5, 7, 4, 6, 3), (3, 2, 9, 3, 2, 4), (2, 11, 4, 7, 5, 2)]
     check_model("grid_sample: bilinear/nearest/bicubic, zeros/border/reflection, 2-D, 3-D",
                 GridSamples(), _grid_inputs(*sizes[0], 0), spec,
-                [_grid_inputs(*s, k) for k, s in enumerate(sizes)], rtol=1e-5, atol=1e-5)
+                [_grid_inputs(*s, k) for k, s in enumerate(sizes)], rtol=1e-5, atol=1e-5,
+                equal_nan=True)
 
 
 class AntialiasedResizes(torch.nn.Module):

@@ -50,10 +50,11 @@ def _unnormalize(c, nf, align: bool, vectorized: bool):
 
 
 def _clip(c, nf, vectorized: bool):
-    """Clamp into [0, n - 1]; the vectorized kernel maps NaN to 0."""
+    """Clamp into [0, n - 1]; NaN goes to 0 in the vectorized kernel (its clamp_min's operand
+    order), to n - 1 in the scalar one (std::min(n - 1, std::max(NaN, 0)))."""
     if vectorized:
         return torch.minimum(torch.where(c > 0.0, c, 0.0), nf - 1.0)
-    return torch.minimum(torch.maximum(c, torch.zeros_like(c)), nf - 1.0)
+    return torch.where(c.isnan(), nf - 1.0, torch.clamp(torch.minimum(c, nf - 1.0), min=0.0))
 
 
 def _reflect(c, nf, align: bool, vectorized: bool):
@@ -150,9 +151,13 @@ def _grid_sample(a, grid, mode: int, padding: int, align: bool):
         return out
     pos = [_pad_coordinates(_unnormalize(c, nf, align, vectorized), nf, padding, align, vectorized)
            for c, nf in zip(coords, nfs)]
+    # a NaN or infinite position converts to INT_MIN in eager's kernels: outside the input
+    finite = torch.isfinite(pos[0])
+    for p in pos[1:]:
+        finite = finite & torch.isfinite(p)
     if mode == _NEAREST:
         idx = [torch.round(p).to(torch.int64) for p in pos]
-        return read(idx, _inside(idx, sizes))
+        return read(idx, _inside(idx, sizes) & finite)
     base = [torch.floor(p) for p in pos]
     out = None
     fracs = [p - b for p, b in zip(pos, base)]
@@ -166,7 +171,10 @@ def _grid_sample(a, grid, mode: int, padding: int, align: bool):
         for f in fs[1:]:
             w = w * f
         idx = [(b + float(s)).to(torch.int64) for b, s in zip(base, steps)]
-        term = read(idx, _inside(idx, sizes)) * w.unsqueeze(1)
+        inside = _inside(idx, sizes) & finite
+        term = read(idx, inside) * w.unsqueeze(1)
+        if not vectorized:   # the scalar kernel adds only the taps inside (a NaN weight too)
+            term = torch.where(inside.unsqueeze(1), term, 0.0)
         out = term if out is None else out + term
     return out
 
