@@ -39,6 +39,8 @@ from typing import Callable
 import torch
 from torch._higher_order_ops.while_loop import while_loop
 
+from ...errors import UnsupportedOpError
+
 aten = torch.ops.aten
 
 # The Jacobi loops stop when every pair is orthogonal to within 16 machine epsilons (all pairs of
@@ -75,8 +77,16 @@ def _statically_empty(shape) -> bool:
 def _size_as_float(n, like):
     """A size as a 0-d float tensor, without `sym_float` (which the FX importer has no op for)."""
     if isinstance(n, int):
-        return torch.tensor(float(n), dtype=like.dtype, device=like.device)
+        return torch.full((), float(n), dtype=like.dtype, device=like.device)
     return torch.ones(n, dtype=like.dtype, device=like.device).sum()
+
+
+def _leading(x, k, dim: int):
+    """x's first k entries along `dim` (k <= its size, e.g. min(m, n)), by index_select: the
+    view x[..., :k] made torch's contiguity check guard `n == Min(n, m)` (a layout guard, not
+    refused), and the shapes after it were fixed to the example's side of the min (svd's Vh
+    came out (n, n) for a wide matrix compiled from a tall one)."""
+    return x.index_select(dim, torch.arange(k, device=x.device))
 
 
 # --------------------------------------------------------------------------------------- QR
@@ -116,9 +126,56 @@ def geqrf(a):
 
     taus0 = torch.zeros(a.shape[:-1][:-1] + (n,), dtype=a.dtype, device=a.device)
     if _statically_empty(a.shape):
-        return a.clone(), taus0[..., :k].contiguous()
+        return a.clone(), _leading(taus0, k, -1)
+    taus0 = _from_data(taus0.unsqueeze(-1), a).squeeze(-1)
     _, packed, taus = while_loop(cond, body, (torch.zeros((), dtype=torch.int64), a.clone(), taus0))
-    return packed, taus[..., :k].contiguous()
+    return packed, _leading(taus, k, -1)
+
+
+def _orthonormal_q(a, *extra):
+    """(Q (..., m, m), R's diagonal (..., m), 0 past n) of a's Householder QR in one loop: each
+    step applies its reflector to R and, on the right, to Q (Q = H_0 ... H_{k-1} as it grows).
+    One loop, not geqrf then _householder_q: chained, IREE 3.13 (CPU) returned a wrong Q for
+    svd's U, silently, though each loop alone was right. R's diagonal rides in the loop state:
+    read from the returned R after the loop, it came back as zeros over one unbatched matrix.
+    `extra` tensors ride through the loop unchanged and come back after (q, diag): svd's V, read
+    after this loop from the sort loop's result, came back as zeros (one unbatched matrix)."""
+    m, n = a.shape[-2], a.shape[-1]
+    q0 = _eye_mask(m, m, a).expand(*a.shape[:-2], m, m).contiguous()
+    if _statically_empty(a.shape):
+        return (q0, (a * _eye_mask(m, n, a)).sum(-1), *extra)
+    q0 = _from_data(q0, a)
+
+    def cond(j, r, q, diag, *extra):
+        return (j < r.shape[-2]) & (j < r.shape[-1])
+
+    def body(j, r, q, diag, *extra):
+        rows = torch.arange(r.shape[-2], device=r.device)
+        cols = torch.arange(r.shape[-1], device=r.device)
+        ec = (cols == j).to(r.dtype)
+        x = (r * ec).sum(-1)                                  # column j: (..., m)
+        at_j, below = rows == j, rows > j
+        alpha = (x * at_j).sum(-1, keepdim=True)
+        xb = torch.where(below, x, 0.0)
+        xnorm = torch.sqrt((xb * xb).sum(-1, keepdim=True))
+        trivial = xnorm == 0
+        beta = -torch.copysign(torch.sqrt(alpha * alpha + xnorm * xnorm), alpha)
+        beta = torch.where(trivial, alpha, beta)
+        safe = torch.where(trivial, 1.0, beta)
+        tau = torch.where(trivial, 0.0, (beta - alpha) / safe)
+        scale = torch.where(trivial, 0.0, 1.0 / torch.where(trivial, 1.0, alpha - beta))
+        v = torch.where(below, x * scale, 0.0) + at_j.to(r.dtype)
+        w = (v.unsqueeze(-1) * r).sum(-2)                     # v^T r: (..., n)
+        r = r - (tau * v).unsqueeze(-1) * w.unsqueeze(-2)     # H_j r (column j becomes beta e_j)
+        qv = (q * v.unsqueeze(-2)).sum(-1)                    # q v: (..., m)
+        q = q - (tau * qv).unsqueeze(-1) * v.unsqueeze(-2)    # q H_j
+        diag = torch.where(at_j, beta, diag)                  # R_jj = beta
+        return (j + 1, r, q, diag, *[e.clone() for e in extra])
+
+    diag0 = (a * _eye_mask(m, n, a)).sum(-1)                 # R_jj of the steps never run: a_jj
+    _, _, q, diag, *extra = while_loop(cond, body, (torch.zeros((), dtype=torch.int64), a.clone(), q0,
+                                                    diag0, *extra))
+    return (q, diag, *extra)
 
 
 def _householder_q(packed, tau):
@@ -168,11 +225,11 @@ def linalg_qr(a, mode: str = "reduced"):
     packed, tau = geqrf(a)
     r = packed.triu()
     if mode == "r":
-        return a.new_zeros((0,)), r[..., :k, :]
+        return a.new_zeros((0,)), _leading(r, k, -2)
     q = _householder_q(packed, tau)
     if mode == "complete":
         return q, r
-    return q[..., :, :k], r[..., :k, :]
+    return _leading(q, k, -1), _leading(r, k, -2)
 
 
 # --------------------------------------------------------------------------------- Jacobi
@@ -222,7 +279,7 @@ def _jacobi(x, two_sided: bool):
     v0 = _eye_mask(n, n, x).expand(*x.shape[:-2], n, n).contiguous()
     if _statically_empty(x.shape):
         return x.clone(), v0, _diagonal_or_norms(x, two_sided)
-    zero = torch.zeros((), dtype=x.dtype, device=x.device)
+    v0 = _from_data(v0, x)
 
     def cond(t, worst, last, x, v, diag):
         rounds = torch.clamp(torch.full_like(t, 1) * (x.shape[-1] + x.shape[-1] % 2 - 1), min=1)
@@ -245,6 +302,9 @@ def _jacobi(x, two_sided: bool):
             apq = (x * x.index_select(-1, p)).sum(-2)         # b_i . b_partner
             norms = torch.sqrt(d * d.index_select(-1, p))
             off = torch.where(norms > 0, apq.abs() / torch.where(norms > 0, norms, 1.0), 0.0)
+        # an unpaired index (odd n) is its own partner: its a_ii / |b_i|^2 is no off-diagonal
+        # term (counted, the loop never converged at odd n and always ran _MAX_SWEEPS sweeps)
+        off = torch.where(paired, off, 0.0)
         dp = d.index_select(-1, p)
         app, aqq = torch.where(lo, d, dp), torch.where(lo, dp, d)
         c, sigma = _rotations(app, aqq, apq, lo, paired)
@@ -261,11 +321,22 @@ def _jacobi(x, two_sided: bool):
         return t + 1, worst, last, x, v, diag
 
     inf = torch.full((), float("inf"), dtype=x.dtype, device=x.device)
-    state = (torch.zeros((), dtype=torch.int64), zero.clone(), inf,
+    state = (torch.zeros((), dtype=torch.int64), torch.zeros((), dtype=x.dtype, device=x.device), inf,
              x.clone(memory_format=torch.contiguous_format), v0,
              _diagonal_or_norms(x, two_sided))
     _, _, _, x, v, diag = while_loop(cond, body, state)
     return x, v, diag
+
+
+def _from_data(c, x):
+    """c, a value built from sizes alone (the identity), as one computed from x: c * (1 + 0 * x's
+    first element, per matrix). IREE 3.13 (CPU) miscompiled the Jacobi loop whose V started as
+    the identity built from iota over `?` sizes: over unbounded `?` dims, wrong rotated columns at
+    n = 7 and NaN singular values at n = 6 (OpInfo svdvals, norm.nuc), an OUT_OF_RANGE buffer
+    fault at n = 5 with the sweep count fixed; with dims bounded (max = 64), or V started from
+    this, the same loop was right at n = 5, 6, 7. (x's NaN / inf reach V: the loop would spread
+    them anyway.)"""
+    return c * (1 + 0 * x.amax((-2, -1), keepdim=True))
 
 
 def _diagonal_or_norms(x, two_sided: bool):
@@ -366,32 +437,74 @@ def linalg_eigh(a, uplo: str = "L", compute_v: bool = True):
 def linalg_svd(a, full_matrices: bool = False, compute_uv: bool = True, driver=None):
     """aten._linalg_svd ==> (U, S, Vh): one-sided Jacobi on a's columns, singular values the
     column norms sorted descending, U from a Householder QR of the rotated columns (orthonormal
-    and complete even where a is rank deficient).
+    and complete even where a is rank deficient), its sign from R's diagonal (b = Q R with R
+    diagonal: u_j = b_j / s_j where s_j > 0).
 
-    Not registered: compiled by IREE 3.13 it returned NaN singular values for rank-deficient
-    matrices (OpInfo's svdvals at a second size) where eager's are exact in float64; refused by
-    name instead until that is understood."""
+    The NaN singular values IREE 3.13 gave at OpInfo's second sizes came from the Jacobi loop's
+    V starting as a constant identity (see _from_data), not from rank deficiency. U and Vh stay
+    refused (below; the code after the refusal is right in eager and over some compiled
+    programs); singular values alone are computed for any shape."""
     if driver is not None:
         return NotImplemented
+    if compute_uv and not _statically_empty(a.shape):
+        # Compiled by IREE 3.13, U and Vh came out right or wrong by context, silently: Vh as
+        # zeros over one unbatched matrix (also as a batch of one), right over a (b, m, n) batch
+        # alone, wrong reconstructions over the same batch beside svdvals in one module. Refused
+        # by name; singular values alone (svdvals, matrix norms, cond, matrix_rank) are right.
+        raise UnsupportedOpError(
+            "aten._linalg_svd with U and Vh (linalg.svd, svd, pinv) is refused: IREE 3.13 "
+            "miscompiled symhlo's Jacobi + Householder loops for the singular vectors (wrong or "
+            "zero Vh, depending on the program); singular values alone (linalg.svdvals, matrix "
+            "norms, cond, matrix_rank) are supported")
     m, n = a.shape[-2], a.shape[-1]
     k = torch.sym_min(m, n)
     b, v, norms2 = _jacobi(a, two_sided=False)
     if not compute_uv:
-        return a.new_zeros((0,)), torch.sqrt(-_sort_loop(-_fresh(norms2))[0])[..., :k], a.new_zeros((0,))
+        s = torch.sqrt(_sort_loop(-_fresh(norms2))[0].abs())
+        return a.new_zeros((0,)), _leading(s, k, -1), a.new_zeros((0,))
     neg, b, v = _sort_loop(-norms2, _fresh(b), _fresh(v))
-    s = torch.sqrt(-neg)[..., :k]
-    b = _fresh(b)
-    packed, tau = geqrf(b)
-    q = _householder_q(_fresh(packed), _fresh(tau))           # (..., m, m)
-    diag = (packed * _eye_mask(m, n, packed)).sum(-1)          # R_jj (0 past n): (..., m)
+    s = _leading(torch.sqrt(neg.abs()), k, -1)          # |.|: sqrt(-0) is -0 (cond: -inf)
+    q, diag = _orthonormal_q(_fresh(b))                      # Q (..., m, m), R_jj (0 past n)
     u = q * torch.where(diag < 0, -1.0, 1.0).unsqueeze(-2)
     vh = v.mT
     if full_matrices:
         return u, s, vh
-    return u[..., :, :k], s, vh[..., :k, :]
+    return _leading(u, k, -1), s, _leading(vh, k, -2)
+
+
+def linalg_svdvals(a, driver=None):
+    """aten.linalg_svdvals ==> _linalg_svd's S without U and Vh (torch's own asks for the vectors
+    whenever grad mode is on, as under torch.export; see linalg_svd for what they cost)."""
+    return linalg_svd(a, full_matrices=False, compute_uv=False, driver=driver)[1]
+
+
+def linalg_cond(a, p=None):
+    """aten.linalg_cond: refused by name. From svdvals it is s_max / s_min, which symhlo computes
+    (inf for a matrix singular in exact arithmetic, where symhlo's smallest singular value is an
+    exact 0); eager's LAPACK gives rounding noise there (OpInfo's second size, rows and columns
+    repeated: eager 3.9e7 in float32, 6.6e16 in float64, symhlo inf), so no comparison with eager
+    can check it. Refused until that is settled (svdvals itself is supported)."""
+    raise UnsupportedOpError(
+        "aten.linalg_cond is refused: for a matrix singular in exact arithmetic symhlo's singular "
+        "values give inf where torch's LAPACK gives a finite rounding-noise condition number; "
+        "compute it from torch.linalg.svdvals (supported) if inf is what you want")
 
 
 # ------------------------------------------------------------------------ built from those
+
+
+def _as_scalar_tensor(x, like):
+    """A tolerance (a Python number or a tensor) as a tensor of like's dtype, made by an op: a
+    number through torch.as_tensor became a lifted constant the FX importer refused ("Constant
+    tensor lifted_tensor_0 is not in the constants dictionary", OpInfo pinv(rtol=1.0))."""
+    if isinstance(x, torch.Tensor):
+        return x.to(like.dtype)
+    return torch.full((), float(x), dtype=like.dtype, device=like.device)
+
+
+def _largest(w):
+    """The largest of nonnegative w along its last axis (keepdim), 0 where that axis is empty."""
+    return torch.cat([w, w.new_zeros(w.shape[:-1] + (1,))], -1).amax(-1, keepdim=True)
 
 
 def _default_tols(a, atol, rtol):
@@ -399,9 +512,9 @@ def _default_tols(a, atol, rtol):
     0 when only a positive atol is; atol = 0 when not given. Both as tensors."""
     zero = torch.zeros((), dtype=a.dtype, device=a.device)
     default = torch.finfo(a.dtype).eps * _size_as_float(torch.sym_max(a.shape[-2], a.shape[-1]), a)
-    atol_t = zero if atol is None else torch.as_tensor(atol, dtype=a.dtype, device=a.device)
+    atol_t = zero if atol is None else _as_scalar_tensor(atol, a)
     if rtol is not None:
-        rtol_t = torch.as_tensor(rtol, dtype=a.dtype, device=a.device)
+        rtol_t = _as_scalar_tensor(rtol, a)
     elif atol is not None:
         rtol_t = torch.where(atol_t > 0, zero, default)
     else:
@@ -412,18 +525,20 @@ def _default_tols(a, atol, rtol):
 def linalg_pinv(a, atol=None, rtol=None, hermitian: bool = False):
     """aten.linalg_pinv.atol_rtol_tensor ==> V diag(1/s where s > tol) U^T from svd (from eigh
     when hermitian: U diag(1/w where |w| > tol) U^T), torch's formula."""
-    if not hermitian:
-        return NotImplemented     # svd: not registered (see linalg_svd)
+    if not hermitian and not _statically_empty(a.shape):
+        raise UnsupportedOpError(
+            "aten.linalg_pinv without hermitian=True needs svd's U and Vh, which are refused "
+            "(IREE 3.13 miscompiled their loops; see linalg.svd); hermitian=True is supported")
     atol_t, rtol_t = _default_tols(a, atol, rtol)
     if hermitian:
         w, u = linalg_eigh(a, "L")
         mag = w.abs()
-        top = torch.maximum(mag[..., :1], mag[..., -1:])
+        top = _largest(mag)
         tol = torch.maximum(atol_t.unsqueeze(-1), rtol_t.unsqueeze(-1) * top)
         inv = torch.where(mag > tol, 1.0 / torch.where(mag > tol, w, 1.0), 0.0)
         return (u * inv.unsqueeze(-2)) @ u.mT
     u, s, vh = linalg_svd(a, full_matrices=False)
-    tol = torch.maximum(atol_t.unsqueeze(-1), rtol_t.unsqueeze(-1) * s[..., :1])
+    tol = torch.maximum(atol_t.unsqueeze(-1), rtol_t.unsqueeze(-1) * _largest(s))
     inv = torch.where(s > tol, 1.0 / torch.where(s > tol, s, 1.0), 0.0)
     return (vh.mT * inv.unsqueeze(-2)) @ u.mT
 
@@ -431,15 +546,13 @@ def linalg_pinv(a, atol=None, rtol=None, hermitian: bool = False):
 def matrix_rank(a, atol=None, rtol=None, hermitian: bool = False):
     """aten.linalg_matrix_rank.atol_rtol_tensor ==> count of singular values (|eigenvalues| when
     hermitian) above max(atol, rtol * the largest)."""
-    if not hermitian:
-        return NotImplemented     # svd: not registered (see linalg_svd)
     atol_t, rtol_t = _default_tols(a, atol, rtol)
     if hermitian:
         w = linalg_eigh(a, "L", compute_v=False)[0].abs()
-        top = torch.maximum(w[..., :1], w[..., -1:])
+        top = _largest(w)
     else:
         w = linalg_svd(a, compute_uv=False)[1]
-        top = w[..., :1]
+        top = _largest(w)
     tol = torch.maximum(atol_t.unsqueeze(-1), rtol_t.unsqueeze(-1) * top)
     return (w > tol).sum(-1)
 
@@ -452,6 +565,9 @@ def orthogonal_decompositions() -> dict[torch._ops.OpOverload, Callable]:
         aten.linalg_householder_product.default: householder_product,
         aten.ormqr.default: ormqr,
         aten._linalg_eigh.default: linalg_eigh,
+        aten._linalg_svd.default: linalg_svd,
+        aten.linalg_svdvals.default: linalg_svdvals,
+        aten.linalg_cond.default: linalg_cond,
         aten.linalg_pinv.atol_rtol_tensor: linalg_pinv,
         aten.linalg_pinv.atol_rtol_float: linalg_pinv,
         aten.linalg_matrix_rank.atol_rtol_tensor: matrix_rank,
