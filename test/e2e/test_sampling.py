@@ -55,19 +55,25 @@ def test_grid_sample_every_mode():
 
 
 class AntialiasedResizes(torch.nn.Module):
-    def forward(self, x):
+    """x: a `?` batch; image: one static 1 x 1 image of x's `?` size (another reshape path)."""
+
+    def forward(self, x, image):
         h, w = x.shape[2], x.shape[3]
         return (F.interpolate(x, size=(h // 2, 3), mode="bilinear", antialias=True),
                 F.interpolate(x, size=(4, w * 2), mode="bilinear", align_corners=True,
                               antialias=True),
                 F.interpolate(x, scale_factor=(1.5, 1.7), mode="bilinear", antialias=True),
-                F.interpolate(x, size=(h // 3, w // 2), mode="bicubic", antialias=True))
+                F.interpolate(x, size=(h // 3, w // 2), mode="bicubic", antialias=True),
+                F.interpolate(image, size=(h // 2, 5), mode="bilinear", antialias=True))
 
 
 def test_antialiased_resize():
-    spec = ({0: Dim("n"), 2: Dim("h", min=6), 3: Dim("w", min=4)},)
+    h, w = Dim("h", min=6), Dim("w", min=4)
+    spec = ({0: Dim("n"), 2: h, 3: w}, {2: h, 3: w})
     shapes = [(2, 3, 10, 20), (1, 3, 7, 4), (3, 3, 16, 11)]
-    inputs = [(torch.randn(*s, generator=torch.Generator().manual_seed(k)),)
-              for k, s in enumerate(shapes)]
+    inputs = []
+    for k, s in enumerate(shapes):
+        g = torch.Generator().manual_seed(k)
+        inputs.append((torch.randn(*s, generator=g), torch.randn(1, 1, *s[2:], generator=g)))
     check_model("interpolate antialias=True: bilinear, bicubic, to `?` sizes and by scales",
                 AntialiasedResizes(), inputs[0], spec, inputs, rtol=1e-5, atol=1e-5)

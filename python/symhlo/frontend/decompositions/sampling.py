@@ -19,9 +19,13 @@ round as eager's do:
 
     aten._upsample_bilinear2d_aa(x, (oH, oW), align, sh, sw)
   ==>
-    per axis: x <- x @ Wt^T, Wt (out x n): row i the kernel's weights of output i over the input
+    per axis: x <- Wt @ x, Wt (out x n): row i the kernel's weights of output i over the input
     (triangle filter of support max(scale, 1), on [xmin, xmin + xsize), divided by their sum);
     dense because the taps' count depends on the `?` size's scale
+
+A NaN or inf in the resized input reaches every output of its row and column here (a dense
+weight of 0 times NaN), where eager's reach only the outputs whose taps cover it: NaN, never a
+plausible number, but more of them.
 
 The 2-D grid sampler follows the vectorized CPU kernel (GridSamplerKernel.cpp: its unnormalize,
 its NaN-to-0 clip, its reflection by `trunc`), the 3-D one the scalar kernel (GridSampler.h).
@@ -260,8 +264,20 @@ def _upsample_aa(interp_size: int, filt, name: str):
         dev = x.device
         wh = _aa_weights(x.shape[2], outs[0], align_corners, sfs[0], dev, interp_size, filt)
         ww = _aa_weights(x.shape[3], outs[1], align_corners, sfs[1], dev, interp_size, filt)
-        y = torch.matmul(x.transpose(2, 3), wh.t())            # N x C x W x oH
-        return torch.matmul(y.transpose(2, 3), ww.t()).contiguous()
+        # torch.matmul's folding of (N, C, H, W) made a `stablehlo.reshape` to tensor<oH x ?>
+        # that iree-compile rejects when N and C are static; then two 2-D matmuls over
+        # flattened operands. With a `?` N or C those flattenings of a product with a `?`
+        # output size made guards: two bmm over the N*C images instead.
+        n, c, h, w = x.shape
+        oh, ow = wh.shape[0], ww.shape[0]
+        if isinstance(n * c, int):
+            y = torch.matmul(wh, x.reshape(n * c, h, w).transpose(0, 1).reshape(h, n * c * w))
+            y = y.reshape(oh, n * c, w).transpose(0, 1).reshape(n * c * oh, w)
+            return torch.matmul(y, ww.t()).reshape(n, c, oh, ow)
+        x3 = x.reshape(n * c, h, w)
+        y = torch.bmm(x3, ww.t().unsqueeze(0).expand(n * c, w, ow))             # NC x H x oW
+        y = torch.bmm(wh.unsqueeze(0).expand(n * c, oh, h), y)                  # NC x oH x oW
+        return y.reshape(n, c, oh, ow)
     decomposition.__name__ = name
     decomposition.__doc__ = decomposition.__doc__.replace("{name}", name)
     return decomposition
