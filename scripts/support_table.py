@@ -183,12 +183,14 @@ ROWS: tuple[Row, ...] = (
     Row("op", "orthogonal factorizations",
         "linalg.qr (reduced, r) equal to eager's Q and R, ormqr and householder_product, as "
         "Householder stablehlo.while loops over `?` batch and matrix sizes (tall, square, wide); "
-        "linalg.eigh over one `?`-sized matrix (Jacobi loop); svdvals and nuclear norm "
+        "linalg.eigh over a `?` batch of `?`-sized matrices (Jacobi loop), with pinv / "
+        "matrix_rank(hermitian=True); svdvals and nuclear norm "
         "over a `?` batch of tall, wide, square and rank-deficient matrices "
         "(one-sided Jacobi loop); svd's U / Vh refused by name",
         ("test_orthogonal.py::test_qr_with_dynamic_batch_and_sizes",
          "test_orthogonal.py::test_ormqr_and_householder_product_with_dynamic_batch",
          "test_orthogonal.py::test_eigh_with_dynamic_size",
+         "test_orthogonal.py::test_eigh_over_a_dynamic_batch",
          "test_orthogonal.py::test_singular_values_with_dynamic_batch_and_sizes",
          "test_orthogonal.py::test_svd_vectors_are_refused_by_name")),
     Row("op", "creation",

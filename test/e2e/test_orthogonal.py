@@ -69,7 +69,7 @@ class Eigh(torch.nn.Module):
 def test_eigh_with_dynamic_size():
     """Eigenvalues ascending as eager's; eigenvectors (signs unspecified in torch) equal eager's
     in absolute value and reconstruct the matrix: V diag(w) V^T = sym(a from its upper triangle).
-    One (n, n) matrix: a batch is refused (IREE 3.13 miscompiled the batched loops)."""
+    One (n, n) matrix (a batch: test_eigh_over_a_dynamic_batch)."""
     torch.manual_seed(0)
     # An eager while_loop first, as a user's reference run would: torch runs it through dynamo,
     # which then made a Python float the Jacobi loop's cond read an input torch.export lost.
@@ -88,6 +88,33 @@ def test_eigh_with_dynamic_size():
         sym = a.triu() + a.triu(1).mT
         torch.testing.assert_close((v * w.unsqueeze(-2)) @ v.mT, sym, rtol=1e-4, atol=1e-4)
 
+
+
+
+class EighValues(torch.nn.Module):
+    def forward(self, a):
+        w, v = torch.linalg.eigh(a)
+        return w, v, torch.linalg.pinv(a, hermitian=True), torch.linalg.matrix_rank(a, hermitian=True)
+
+
+def test_eigh_over_a_dynamic_batch():
+    """eigh over a `?` batch of `?`-sized symmetric matrices, one singular (a row and column
+    repeated), beside pinv / matrix_rank(hermitian=True): eigenvalues, pinv and rank equal
+    eager's, V diag(w) V^T = a. IREE 3.13 returned wrong batched eigenvectors while the Jacobi
+    loop's V started as a constant identity (orthogonal._from_data)."""
+    torch.manual_seed(0)
+    spec = ({0: Dim("b", min=1, max=64), 1: Dim("n", min=2, max=64), 2: Dim("n", min=2, max=64)},)
+    cm = symhlo.compile(EighValues(), (torch.randn(2, 5, 5),), dynamic_shapes=spec)
+    for b, n in ((1, 2), (3, 6), (2, 9)):
+        a = torch.randn(b, n, n)
+        a = a + a.mT
+        a[1:, -1, :] = a[1:, 0, :]
+        a[1:, :, -1] = a[1:, :, 0]
+        w, v, pinv, rank = cm(a)
+        ew, _, epinv, erank = EighValues()(a)
+        _close((w, pinv), (ew, epinv))
+        assert torch.equal(rank, erank), (rank, erank)
+        torch.testing.assert_close((v * w.unsqueeze(-2)) @ v.mT, a, rtol=1e-4, atol=1e-4)
 
 
 class SingularValues(torch.nn.Module):

@@ -422,11 +422,9 @@ def _take_columns(x, idx):
 
 
 def linalg_eigh(a, uplo: str = "L", compute_v: bool = True):
-    """aten._linalg_eigh ==> (eigenvalues ascending, eigenvectors as columns) by Jacobi."""
-    if a.dim() != 2:
-        # Compiled by IREE 3.13, the same loops over a (b, n, n) batch returned wrong
-        # eigenvectors (all of them, at b = 1, n = 2), silently: a batch stays refused by name.
-        return NotImplemented
+    """aten._linalg_eigh ==> (eigenvalues ascending, eigenvectors as columns) by Jacobi, over
+    a (..., n, n) batch (IREE 3.13's wrong batched eigenvectors came from V's constant start,
+    see _from_data)."""
     _, v, w = _jacobi(_symmetric(a, uplo), two_sided=True)
     w, v = _sort_loop(_fresh(w), _fresh(v))
     if not compute_v:
