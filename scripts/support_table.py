@@ -122,7 +122,8 @@ ROWS: tuple[Row, ...] = (
         ("test_gaps_pad_interp.py::test_reflect_pad_symbolic_amounts",)),
     Row("op", "special functions",
         "erfc, erfcx, log_ndtr, erfinv, ndtri; lgamma, digamma, polygamma, mvlgamma, zeta; "
-        "igamma, igammac (series and continued fraction as while_loops to convergence); Bessel "
+        "igamma, igammac over 0-d / 1-d operands (series and continued fraction as while_loops "
+        "to convergence; over matrices refused: IREE 3.13 computed wrong values); Bessel "
         "I0/I1/K0/K1 (scaled), J0/J1/Y0/Y1, spherical j0, airy_ai; Chebyshev T/U/V/W (shifted), "
         "Hermite H/He, Laguerre/Legendre with a Python or a tensor degree (a while_loop to "
         "max(n)): float32 (float16/bfloat16 through float32) on `?` dims; the oscillating ones "
@@ -420,8 +421,9 @@ ROWS: tuple[Row, ...] = (
         "composite that is not decomposed whole), element types torch-mlir's importer cannot "
         "import: the error names the op and its source line",
         ("test_unsupported.py::test_what_the_importer_cannot_take_is_refused_by_name",)),
-    Row("data-dependent", "float64 special functions",
-        "the special functions on float64 (float32 algorithms only)",
+    Row("data-dependent", "float64 special functions; igamma over matrices",
+        "the special functions on float64 (float32 algorithms only); igamma / igammac over "
+        "operands of 2+ axes (IREE 3.13 computed wrong values for their loops there)",
         ("test_special_functions.py::test_float64_special_functions_refused",)),
     Row("data-dependent", "grouped conv3d over `?` spatial dims",
         "no lowering IREE 3.13 compiles (grouped 3-D linalg conv): the error names the op",

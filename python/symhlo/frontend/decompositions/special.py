@@ -1489,6 +1489,21 @@ def _igam_safe(a, x):
     return torch.where(bad, 1.0, a), torch.where(bad, 1.0, x)
 
 
+def _vectors_only(dec):
+    """dec where a and x broadcast to at most one axis, else NotImplemented (the op is refused
+    by name): over (n, m) operands IREE 3.13 computed wrong igammac values (in the igamc
+    series' region, every element; 1-D right at the same values), and flattening them to 1-D
+    first failed in iree-compile ('failed to legalize unresolved target materialization')."""
+    def decomposition(a, x):
+        shapes = [tuple(v.shape) for v in (a, x) if isinstance(v, torch.Tensor)]
+        if len(torch.broadcast_shapes(*shapes)) > 1:
+            return NotImplemented
+        return dec(a, x)
+    decomposition.__name__ = dec.__name__
+    decomposition.__doc__ = dec.__doc__
+    return decomposition
+
+
 def igamma(a, x):
     """aten.igamma -> torch's calc_igamma (float): edge cases, the asymptotic series where
     a > 20 and x ~ a, 1 - igammac where x > 1 and x > a, else the power series; the series and
@@ -1702,8 +1717,8 @@ def special_decompositions() -> dict:
         aten.special_legendre_polynomial_p.n_scalar:
             _scalar_degree_recurrence("legendre_polynomial_p", _legendre_n,
                                       legendre_polynomial_p),
-        aten.igamma.default: _binary(igamma),
-        aten.igammac.default: _binary(igammac),
+        aten.igamma.default: _vectors_only(_binary(igamma)),
+        aten.igammac.default: _vectors_only(_binary(igammac)),
         aten.copysign.Tensor: _binary(copysign),
         aten.copysign.Scalar: _binary(copysign),
         aten.signbit.default: signbit,
