@@ -126,7 +126,7 @@ ROWS: tuple[Row, ...] = (
         "to convergence; over matrices refused: IREE 3.13 computed wrong values); Bessel "
         "I0/I1/K0/K1 (scaled), J0/J1/Y0/Y1, spherical j0, airy_ai; Chebyshev T/U/V/W (shifted), "
         "Hermite H/He, Laguerre/Legendre with a Python or a tensor degree (a while_loop to "
-        "max(n)): float32 (float16/bfloat16 through float32) on `?` dims; the oscillating ones "
+        "max(n), 0-d / 1-d operands): float32 (float16/bfloat16 through float32) on `?` dims; the oscillating ones "
         "NaN past |x| = 1.5e7",
         ("test_special_functions.py::test_error_function_family",
          "test_special_functions.py::test_inverse_error_functions",
@@ -421,9 +421,10 @@ ROWS: tuple[Row, ...] = (
         "composite that is not decomposed whole), element types torch-mlir's importer cannot "
         "import: the error names the op and its source line",
         ("test_unsupported.py::test_what_the_importer_cannot_take_is_refused_by_name",)),
-    Row("data-dependent", "float64 special functions; igamma over matrices",
-        "the special functions on float64 (float32 algorithms only); igamma / igammac over "
-        "operands of 2+ axes (IREE 3.13 computed wrong values for their loops there)",
+    Row("data-dependent", "float64 special functions; their while_loops over matrices",
+        "the special functions on float64 (float32 algorithms only); igamma / igammac and "
+        "Laguerre / Legendre with a tensor degree over operands of 2+ axes (IREE 3.13 computed "
+        "wrong values for their loops there)",
         ("test_special_functions.py::test_float64_special_functions_refused",)),
     Row("data-dependent", "grouped conv3d over `?` spatial dims",
         "no lowering IREE 3.13 compiles (grouped 3-D linalg conv): the error names the op",

@@ -300,10 +300,13 @@ class _Op(torch.nn.Module):
     (lambda x, y: torch.igamma(x.double(), y.double()), "igamma"),
     (lambda x, y: torch.erfc(x.double()), "erfc"),
     (lambda x, y: torch.igammac(x[:, None], y[None, :]), "igammac"),
+    (lambda x, y: torch.special.laguerre_polynomial_l(x[:, None], y[None, :]),
+     "special_laguerre_polynomial_l"),
 ])
 def test_float64_special_functions_refused(fn, op):
-    """float64 has no float32 algorithm, and igamma / igammac run over vectors only (IREE 3.13
-    computed wrong values over matrices): the op is refused by name, with this file's line."""
+    """float64 has no float32 algorithm, and igamma / igammac and the tensor-degree Laguerre /
+    Legendre loops run over vectors only (IREE 3.13 computed wrong values over matrices): the
+    op is refused by name, with this file's line."""
     x, y = torch.rand(6) + 0.5, torch.full((6,), 3.0)
     with pytest.raises(symhlo.UnsupportedOpError,
                        match=rf"torch\.aten\.{op}'.*test_special_functions\.py"):

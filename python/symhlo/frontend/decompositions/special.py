@@ -1178,7 +1178,7 @@ def _scalar_degree_recurrence(name: str, step, loop):
         if dtype is None:
             return NotImplemented
         if not math.isfinite(float(n)) or int(float(n)) > 128:
-            return _binary(loop)(x, n)
+            return _vectors_only(_binary(loop))(x, n)
         out = step(x.to(torch.float32), int(float(n)))
         return out if dtype == torch.float32 else out.to(dtype)
 
@@ -1490,10 +1490,11 @@ def _igam_safe(a, x):
 
 
 def _vectors_only(dec):
-    """dec where a and x broadcast to at most one axis, else NotImplemented (the op is refused
-    by name): over (n, m) operands IREE 3.13 computed wrong igammac values (in the igamc
-    series' region, every element; 1-D right at the same values), and flattening them to 1-D
-    first failed in iree-compile ('failed to legalize unresolved target materialization')."""
+    """dec where its two operands broadcast to at most one axis, else NotImplemented (the op is
+    refused by name): over (a, b) operands IREE 3.13 computed wrong values for these
+    while_loops (igammac in the igamc series' region, Laguerre / Legendre: most elements; 1-D
+    right at the same values), and flattening to 1-D first failed in iree-compile ('failed to
+    legalize unresolved target materialization')."""
     def decomposition(a, x):
         shapes = [tuple(v.shape) for v in (a, x) if isinstance(v, torch.Tensor)]
         if len(torch.broadcast_shapes(*shapes)) > 1:
@@ -1707,7 +1708,8 @@ def special_decompositions() -> dict:
         **{getattr(getattr(aten, f"special_hermite_polynomial_{k}"), ov): _binary(fn)
            for k, fn in (("h", hermite_polynomial_h), ("he", hermite_polynomial_he))
            for ov in ("default", "x_scalar", "n_scalar")},
-        **{getattr(getattr(aten, f"special_{k}_polynomial_{l}"), ov): _binary(fn)
+        **{getattr(getattr(aten, f"special_{k}_polynomial_{l}"), ov):
+           _vectors_only(_binary(fn))
            for k, l, fn in (("laguerre", "l", laguerre_polynomial_l),
                             ("legendre", "p", legendre_polynomial_p))
            for ov in ("default", "x_scalar")},
