@@ -38,7 +38,9 @@ from typing import Callable
 import torch
 from torch._higher_order_ops.while_loop import while_loop
 
-from .orthogonal import _fresh
+from ...errors import UnsupportedOpError
+from .orthogonal import fresh
+from .views import current_source_line
 
 aten = torch.ops.aten
 
@@ -659,7 +661,7 @@ def ldl_solve(ld, pivots, b, *, hermitian: bool = False):
     state = (torch.zeros((), dtype=torch.int64), k0, b.clone(), ld, piv)
     _, _, x, _, _ = while_loop(forward_cond, forward, state)
     _, _, x, _, _ = while_loop(forward_cond, backward,
-                               (torch.zeros((), dtype=torch.int64), (piv * 0.0).sum(-1), _fresh(x),
+                               (torch.zeros((), dtype=torch.int64), (piv * 0.0).sum(-1), fresh(x),
                                 ld, piv))
     return x
 
@@ -668,9 +670,6 @@ def linalg_eig(a, *args, **kwargs):
     """aten.linalg_eig / linalg_eigvals ==> refused, naming why (torch-mlir's own message only
     named the op): a general eigendecomposition's values and vectors are complex, found by
     LAPACK's geev (Hessenberg reduction, then shifted QR iterations to convergence)."""
-    from ...errors import UnsupportedOpError
-    from .views import current_source_line
-
     raise UnsupportedOpError(
         f"unsupported op 'aten.linalg_eig' at {current_source_line()}: a general (non-symmetric) "
         "eigendecomposition (torch.linalg.eig / eigvals), whose eigenvalues and eigenvectors are "

@@ -368,7 +368,7 @@ def _sort_last(w, descending: bool = False, index=None):
     return (w.unsqueeze(-1) * onehot).sum(-2), idx
 
 
-def _fresh(x):
+def fresh(x):
     """x as a newly computed value (|x| * sign(x): exact, NaN and inf kept, -0 read as 0), for a
     while loop's result that is the next loop's initial value: passed directly, IREE 3.13 (CPU)
     gave the second loop the first loop's *initial* value (eigh's eigenvectors came back as the
@@ -426,7 +426,7 @@ def linalg_eigh(a, uplo: str = "L", compute_v: bool = True):
     a (..., n, n) batch (IREE 3.13's wrong batched eigenvectors came from V's constant start,
     see _from_data)."""
     _, v, w = _jacobi(_symmetric(a, uplo), two_sided=True)
-    w, v = _sort_loop(_fresh(w), _fresh(v))
+    w, v = _sort_loop(fresh(w), fresh(v))
     if not compute_v:
         return w, a.new_zeros((0,))
     return w, v
@@ -458,11 +458,11 @@ def linalg_svd(a, full_matrices: bool = False, compute_uv: bool = True, driver=N
     k = torch.sym_min(m, n)
     b, v, norms2 = _jacobi(a, two_sided=False)
     if not compute_uv:
-        s = torch.sqrt(_sort_loop(-_fresh(norms2))[0].abs())
+        s = torch.sqrt(_sort_loop(-fresh(norms2))[0].abs())
         return a.new_zeros((0,)), _leading(s, k, -1), a.new_zeros((0,))
-    neg, b, v = _sort_loop(-norms2, _fresh(b), _fresh(v))
+    neg, b, v = _sort_loop(-norms2, fresh(b), fresh(v))
     s = _leading(torch.sqrt(neg.abs()), k, -1)          # |.|: sqrt(-0) is -0 (cond: -inf)
-    q, diag = _orthonormal_q(_fresh(b))                      # Q (..., m, m), R_jj (0 past n)
+    q, diag = _orthonormal_q(fresh(b))                      # Q (..., m, m), R_jj (0 past n)
     u = q * torch.where(diag < 0, -1.0, 1.0).unsqueeze(-2)
     vh = v.mT
     if full_matrices:
