@@ -3,9 +3,9 @@ frontend decompositions).
 
 torch's own decompositions scale coordinates by sizes in Python float arithmetic (`size * 0.5`,
 `clamp(x, 0, size - 1)`): over a `?` size that is a `sym_float`, which torch-mlir's FX importer
-cannot import (and the anti-aliased resizes have no decomposition at all). Here every size becomes
-a 0-d float32 tensor (`_f32`: an int64 `full` cast to float32), and the arithmetic follows torch's
-float32 CPU kernels operation for operation (same formulas, same order), so positions and weights
+cannot import (and the anti-aliased resizes have no decomposition at all). Here every size
+becomes a 0-d float32 tensor (`size_f32`: an int64 `full` cast to float32), and the arithmetic
+follows torch's float32 CPU kernels operation for operation (same formulas, same order), so positions and weights
 round as eager's do:
 
     aten.grid_sampler_2d(a: N x C x H x W, grid: N x oH x oW x 2, mode, padding, align)
@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import torch
 
-from .shapes import _f32, _interp_out_sizes, _interp_scale
+from .shapes import size_f32, interp_out_sizes, interp_scale
 
 aten = torch.ops.aten
 
@@ -131,7 +131,7 @@ def _grid_sample(a, grid, mode: int, padding: int, align: bool):
     vectorized = nd == 2
     torch._check(grid.shape[-1] == nd)
     sizes = list(a.shape[2:])                       # outermost first (D,) H, W
-    nfs = [_f32(s, a.device) for s in sizes]
+    nfs = [size_f32(s, a.device) for s in sizes]
     # grid's last axis is x, y(, z): innermost first
     coords = [grid[..., nd - 1 - k] for k in range(nd)]
     read = _reader(a)
@@ -227,8 +227,8 @@ def _trunc_plus_half(f):
 def _aa_weights(n, out, align: bool, sf, device, interp_size: int, filt):
     """(out, n) float32: row i the weights the kernel gives output i over the input positions
     (_compute_indices_min_size_weights_aa), zero outside its taps [xmin, xmin + xsize)."""
-    nf = _f32(n, device)
-    scale = _interp_scale(n, out, align, sf, device)
+    nf = size_f32(n, device)
+    scale = interp_scale(n, out, align, sf, device)
     big = scale >= 1.0
     support = torch.where(big, (interp_size * 0.5) * scale,
                           torch.full_like(scale, interp_size * 0.5))
@@ -253,7 +253,7 @@ def _upsample_aa(interp_size: int, filt, name: str):
             return NotImplemented
         if len(scales) == 1:                                   # .vec: scale_factors
             sfs = list(scales[0]) if scales[0] is not None else [None, None]
-            outs = _interp_out_sizes(name, x, 2, output_size, scales[0])
+            outs = interp_out_sizes(name, x, 2, output_size, scales[0])
             if output_size is not None:
                 sfs = [None, None]
         else:

@@ -410,7 +410,7 @@ def repeat(x, repeats):
     return _zeros([r * n for r, n in zip(reps, shape)], x.dtype, x.device)
 
 
-def _interp_out_sizes(op: str, x, nd: int, output_size, scale_factors):
+def interp_out_sizes(op: str, x, nd: int, output_size, scale_factors):
     """Output sizes of an upsample_*.vec, or raises UnsupportedOpError for a scale factor whose
     size torch computes in double arithmetic (floor(n * 0.7)) on a `?` axis.
 
@@ -444,12 +444,12 @@ def _interp_out_sizes(op: str, x, nd: int, output_size, scale_factors):
     return outs
 
 
-def _f32(v, device) -> torch.Tensor:
+def size_f32(v, device) -> torch.Tensor:
     """A size (int or SymInt) as a 0-d float32 tensor (no SymFloat arithmetic is traced)."""
     return torch.full((), v, dtype=torch.int64, device=device).to(torch.float32)
 
 
-def _interp_scale(n, out, align_corners: bool, sf, device) -> torch.Tensor:
+def interp_scale(n, out, align_corners: bool, sf, device) -> torch.Tensor:
     """torch's area_pixel_compute_scale in float32: (n - 1) / (out - 1) with align_corners (0 for
     out <= 1), else 1 / scale_factor when one was given, else n / out.
 
@@ -458,14 +458,16 @@ def _interp_scale(n, out, align_corners: bool, sf, device) -> torch.Tensor:
     nondeterministically, and the scale to 0.)"""
     if align_corners:
         if isinstance(out, int):   # a constant denominator stays a Python number (see below)
-            return _f32(n - 1, device) / float(out - 1) if out > 1 else torch.zeros((), device=device)
-        den = _f32(out - 1, device)
-        return torch.where(den > 0, _f32(n - 1, device) / torch.clamp(den, min=1.0),
+            if out <= 1:
+                return torch.zeros((), device=device)
+            return size_f32(n - 1, device) / float(out - 1)
+        den = size_f32(out - 1, device)
+        return torch.where(den > 0, size_f32(n - 1, device) / torch.clamp(den, min=1.0),
                            torch.zeros((), device=device))
     if sf is not None:
         return torch.full((), float(torch.tensor(1.0 / float(sf), dtype=torch.float32)),
                           device=device)
-    return _f32(n, device) / _f32(out, device)
+    return size_f32(n, device) / size_f32(out, device)
 
 
 def _linear_along(x, axis: int, out, align_corners: bool, sf):
@@ -473,7 +475,7 @@ def _linear_along(x, axis: int, out, align_corners: bool, sf):
     computes it in float32: src = scale * (i + 0.5) - 0.5 clamped at 0 (scale * i with
     align_corners), i0 = trunc(src), i1 = i0 + (i0 < n - 1), weight src - i0 clamped to [0, 1]."""
     n, dev = x.shape[axis], x.device
-    scale = _interp_scale(n, out, align_corners, sf, dev)
+    scale = interp_scale(n, out, align_corners, sf, dev)
     dst = torch.arange(out, device=dev).to(torch.float32)
     src = scale * dst if align_corners else torch.clamp(scale * (dst + 0.5) - 0.5, min=0.0)
     i0 = src.to(torch.int64)
@@ -494,7 +496,7 @@ def _cubic_along(x, axis: int, out, align_corners: bool, sf):
     n - 1) (-1 near the low edge), t = clamp(src - i, 0, 1), taps i - 1 .. i + 2 clamped into
     the axis (torch's guard_index_and_lambda and its bounded reads)."""
     n, dev = x.shape[axis], x.device
-    scale = _interp_scale(n, out, align_corners, sf, dev)
+    scale = interp_scale(n, out, align_corners, sf, dev)
     dst = torch.arange(out, device=dev).to(torch.float32)
     src = scale * dst if align_corners else scale * (dst + 0.5) - 0.5
     last = torch.full((), n - 1, dtype=torch.int64, device=dev)
@@ -522,7 +524,7 @@ def _cubic_along(x, axis: int, out, align_corners: bool, sf):
 def _nearest_exact_along(x, axis: int, out, sf):
     """nearest-exact along one axis: src = min(floor((i + 0.5) * scale), n - 1), in float32."""
     n, dev = x.shape[axis], x.device
-    scale = _interp_scale(n, out, False, sf, dev)
+    scale = interp_scale(n, out, False, sf, dev)
     dst = torch.arange(out, device=dev).to(torch.float32)
     idx = torch.floor((dst + 0.5) * scale).to(torch.int64)
     idx = torch.minimum(idx, torch.full((), n - 1, dtype=torch.int64, device=dev))
@@ -546,7 +548,7 @@ def _upsample(op: str, nd: int, along, align_arg: bool):
         if output_size is None and scale_factors is not None and all(
                 float(f) == int(float(f)) and float(f) >= 1 for f in scale_factors) and not align:
             return NotImplemented
-        outs = _interp_out_sizes(op, x, nd, output_size, scale_factors)
+        outs = interp_out_sizes(op, x, nd, output_size, scale_factors)
         if outs is None:
             return NotImplemented
         sfs = list(scale_factors) if output_size is None and scale_factors is not None \
