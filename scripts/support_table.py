@@ -326,6 +326,11 @@ ROWS: tuple[Row, ...] = (
         "from torch.eye / torch.zeros beside constant outputs",
         ("test_control_flow.py::test_while_loop_trip_count_from_a_dynamic_size",
          "test_control_flow.py::test_loops_from_constant_states_beside_constant_outputs")),
+    Row("op", "control flow: while_loop swapping ?x? states from splats",
+        "a recurrence `(p, q) <- (q, x q - p)` over a `?x?` state started as zeros / ones: IREE "
+        "3.13 computes it wrong, silently (right with one static dim, without the swap, or with "
+        "states made from the data)",
+        ("test_control_flow.py::test_swapping_recurrence_over_two_dynamic_dims_from_splat_states",)),
     Row("op", "control flow: scan, map",
         "`torch._higher_order_ops.scan` (several carries, `dim=1`, `reverse=True`) and `map` over "
         "`?` rows -> a `stablehlo.while` reading each row with a gather and writing it with a "

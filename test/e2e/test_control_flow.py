@@ -86,6 +86,36 @@ def test_while_loop_trip_count_from_a_dynamic_size():
 
 
 
+class SwapFromSplatStates(torch.nn.Module):
+    """A three-term recurrence (p, q) <- (q, x q - p) where `k < n`, over a `?` x `?` state that
+    starts as zeros / ones (splats)."""
+
+    def forward(self, x, n):
+        def cond(k, top, x, n, p, q):
+            return k < top
+
+        def body(k, top, x, n, p, q):
+            on = k < n
+            return (k + 1.0, top.clone(), x.clone(), n.clone(), torch.where(on, q, p),
+                    torch.where(on, x * q - p, q))
+
+        return while_loop(cond, body, (torch.zeros(()), n.max(), x.clone(), n.clone(),
+                                       torch.zeros_like(x), torch.ones_like(x)))[5]
+
+
+@pytest.mark.xfail(strict=True, reason="IREE 3.13 miscompiles a while loop that swaps two "
+                   "?x? carried values started from splats (silently wrong; right with one static "
+                   "dim, without the swap, or with states made from data): a known gap, see README "
+                   "Control flow; strict, so a fixed IREE turns this into a failure to notice")
+def test_swapping_recurrence_over_two_dynamic_dims_from_splat_states():
+    counts = lambda a, b: torch.randint(0, 6, (a, b)).float()
+    spec = ({0: Dim("a"), 1: Dim("b")}, {0: Dim("a"), 1: Dim("b")})
+    cm = symhlo.compile(SwapFromSplatStates(), (torch.rand(4, 6), counts(4, 6)), dynamic_shapes=spec)
+    for a, b in ((4, 6), (7, 3)):
+        x, n = torch.rand(a, b), counts(a, b)
+        torch.testing.assert_close(cm(x, n), SwapFromSplatStates()(x, n), rtol=1e-5, atol=1e-5)
+
+
 class LoopsFromConstantStates(torch.nn.Module):
     """Two while_loops whose states start as torch.eye / torch.zeros and a scan from a zero carry,
     returned beside a zeros tensor and the input: no output may share another's buffer."""
