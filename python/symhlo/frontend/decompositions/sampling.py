@@ -5,8 +5,8 @@ torch's own decompositions scale coordinates by sizes in Python float arithmetic
 `clamp(x, 0, size - 1)`): over a `?` size that is a `sym_float`, which torch-mlir's FX importer
 cannot import (and the anti-aliased resizes have no decomposition at all). Here every size
 becomes a 0-d float32 tensor (`size_f32`: an int64 `full` cast to float32), and the arithmetic
-follows torch's float32 CPU kernels operation for operation (same formulas, same order), so positions and weights
-round as eager's do:
+follows torch's float32 CPU kernels operation for operation (same formulas, same order), so
+positions and weights round as eager's do:
 
     aten.grid_sampler_2d(a: N x C x H x W, grid: N x oH x oW x 2, mode, padding, align)
   ==>
