@@ -40,6 +40,7 @@ import torch
 from torch._higher_order_ops.while_loop import while_loop
 
 from ...errors import UnsupportedOpError
+from .views import current_source_line
 
 aten = torch.ops.aten
 
@@ -450,7 +451,8 @@ def linalg_svd(a, full_matrices: bool = False, compute_uv: bool = True, driver=N
         # alone, wrong reconstructions over the same batch beside svdvals in one module. Refused
         # by name; singular values alone (svdvals, matrix norms, cond, matrix_rank) are right.
         raise UnsupportedOpError(
-            "aten._linalg_svd with U and Vh (linalg.svd, svd, pinv) is refused: IREE 3.13 "
+            f"unsupported op 'aten._linalg_svd' at {current_source_line()}: U and Vh "
+            "(linalg.svd, svd, pinv) are refused: IREE 3.13 "
             "miscompiled symhlo's Jacobi + Householder loops for the singular vectors (wrong or "
             "zero Vh, depending on the program); singular values alone (linalg.svdvals, matrix "
             "norms, cond, matrix_rank) are supported")
@@ -483,7 +485,8 @@ def linalg_cond(a, p=None):
     repeated: eager 3.9e7 in float32, 6.6e16 in float64, symhlo inf), so no comparison with eager
     can check it. Refused until that is settled (svdvals itself is supported)."""
     raise UnsupportedOpError(
-        "aten.linalg_cond is refused: for a matrix singular in exact arithmetic symhlo's singular "
+        f"unsupported op 'aten.linalg_cond' at {current_source_line()}: for a matrix singular in "
+        "exact arithmetic symhlo's singular "
         "values give inf where torch's LAPACK gives a finite rounding-noise condition number; "
         "compute it from torch.linalg.svdvals (supported) if inf is what you want")
 
@@ -525,7 +528,8 @@ def linalg_pinv(a, atol=None, rtol=None, hermitian: bool = False):
     when hermitian: U diag(1/w where |w| > tol) U^T), torch's formula."""
     if not hermitian and not _statically_empty(a.shape):
         raise UnsupportedOpError(
-            "aten.linalg_pinv without hermitian=True needs svd's U and Vh, which are refused "
+            f"unsupported op 'aten.linalg_pinv' at {current_source_line()}: without "
+            "hermitian=True it needs svd's U and Vh, which are refused "
             "(IREE 3.13 miscompiled their loops; see linalg.svd); hermitian=True is supported")
     atol_t, rtol_t = _default_tols(a, atol, rtol)
     if hermitian:
