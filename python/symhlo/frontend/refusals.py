@@ -367,11 +367,7 @@ def reject_decomposition_guards(ep, snapshot, user_names: dict[str, str] | None 
     layout_only = getattr(env.guards, "layout_only", set())
     preconditions = getattr(env.guards, "preconditions", set())
     for guard in env.guards[n_guards:]:
-        if id(guard) in layout_only and not isinstance(guard.expr, sympy.Eq):
-            # A layout check's inequality only picks strides. An equality is never let through:
-            # the shape env turns it into a replacement that rewrites every later size (a
-            # contiguity check's `Eq(n, Min(n, m))` made `x[..., :min(m, n)]` n wide for every
-            # m), so it is checked like any other guard.
+        if id(guard) in layout_only:
             continue
         expr = guard.expr.xreplace(replacements).xreplace(constants)
         if expr in exported or expr is True or getattr(expr, "is_Boolean", False) and bool(expr) is True:
