@@ -93,6 +93,22 @@ def _leading(x, k, dim: int):
 # --------------------------------------------------------------------------------------- QR
 
 
+def _reflector(x, at_j, below):
+    """LAPACK's dlarfg for the column x (..., m) at row j: (beta, tau, v) with H = I - tau v v^T,
+    H x = beta e_j, v_j = 1 and v zero above j (H = I, beta = x_j where x is zero below j)."""
+    alpha = (x * at_j).sum(-1, keepdim=True)                  # (..., 1)
+    xb = torch.where(below, x, 0.0)
+    xnorm = torch.sqrt((xb * xb).sum(-1, keepdim=True))
+    trivial = xnorm == 0
+    beta = -torch.copysign(torch.sqrt(alpha * alpha + xnorm * xnorm), alpha)
+    beta = torch.where(trivial, alpha, beta)
+    safe = torch.where(trivial, 1.0, beta)
+    tau = torch.where(trivial, 0.0, (beta - alpha) / safe)
+    scale = torch.where(trivial, 0.0, 1.0 / torch.where(trivial, 1.0, alpha - beta))
+    v = torch.where(below, x * scale, 0.0) + at_j.to(x.dtype)
+    return beta, tau, v
+
+
 def geqrf(a):
     """aten.geqrf ==> (packed, tau): LAPACK's geqr2 loop. packed holds R on and above the
     diagonal and the reflectors' v (v_j = 1 implied) below it; tau: (..., min(m, n))."""
@@ -108,16 +124,7 @@ def geqrf(a):
         ec = (cols == j).to(r.dtype)
         x = (r * ec).sum(-1)                                  # column j: (..., m)
         at_j, below = rows == j, rows > j
-        alpha = (x * at_j).sum(-1, keepdim=True)              # (..., 1)
-        xb = torch.where(below, x, 0.0)
-        xnorm = torch.sqrt((xb * xb).sum(-1, keepdim=True))
-        trivial = xnorm == 0                                  # dlarfg: H = I, beta = alpha
-        beta = -torch.copysign(torch.sqrt(alpha * alpha + xnorm * xnorm), alpha)
-        beta = torch.where(trivial, alpha, beta)
-        safe = torch.where(trivial, 1.0, beta)
-        tau = torch.where(trivial, 0.0, (beta - alpha) / safe)
-        scale = torch.where(trivial, 0.0, 1.0 / torch.where(trivial, 1.0, alpha - beta))
-        v = torch.where(below, x * scale, 0.0) + at_j.to(r.dtype)
+        beta, tau, v = _reflector(x, at_j, below)
         w = (v.unsqueeze(-1) * r).sum(-2)                     # v^T r: (..., n)
         right = (cols > j).to(r.dtype)
         r = r - (tau * v).unsqueeze(-1) * (w * right).unsqueeze(-2)
@@ -156,16 +163,7 @@ def _orthonormal_q(a, *extra):
         ec = (cols == j).to(r.dtype)
         x = (r * ec).sum(-1)                                  # column j: (..., m)
         at_j, below = rows == j, rows > j
-        alpha = (x * at_j).sum(-1, keepdim=True)
-        xb = torch.where(below, x, 0.0)
-        xnorm = torch.sqrt((xb * xb).sum(-1, keepdim=True))
-        trivial = xnorm == 0
-        beta = -torch.copysign(torch.sqrt(alpha * alpha + xnorm * xnorm), alpha)
-        beta = torch.where(trivial, alpha, beta)
-        safe = torch.where(trivial, 1.0, beta)
-        tau = torch.where(trivial, 0.0, (beta - alpha) / safe)
-        scale = torch.where(trivial, 0.0, 1.0 / torch.where(trivial, 1.0, alpha - beta))
-        v = torch.where(below, x * scale, 0.0) + at_j.to(r.dtype)
+        beta, tau, v = _reflector(x, at_j, below)
         w = (v.unsqueeze(-1) * r).sum(-2)                     # v^T r: (..., n)
         r = r - (tau * v).unsqueeze(-1) * w.unsqueeze(-2)     # H_j r (column j becomes beta e_j)
         qv = (q * v.unsqueeze(-2)).sum(-1)                    # q v: (..., m)
