@@ -130,6 +130,16 @@ def test_matrix_exp_with_dynamic_size():
                 rtol=1e-3, atol=1e-4)
 
 
+def _check_on_square_matrices(name, model, seed, rtol):
+    """One compile over one unbatched `?x?` well-conditioned matrix (n in [2, 64]), checked
+    against eager at n = 2, 5, 9."""
+    n = Dim("n", min=2, max=64)
+    gen = torch.Generator().manual_seed(seed)
+    sizes = [(torch.randn(m, m, generator=gen) + m * torch.eye(m),) for m in (2, 5, 9)]
+    check_model(name, model, (torch.randn(6, 6) + 6 * torch.eye(6),), ({0: n, 1: n},), sizes,
+                rtol=rtol, atol=1e-4)
+
+
 class InvBesideLU(torch.nn.Module):
     def forward(self, a):                           # (n, n), no batch
         return torch.linalg.inv(a), torch.linalg.lu_factor(a)[0]
@@ -138,11 +148,7 @@ class InvBesideLU(torch.nn.Module):
 def test_inverse_beside_the_lu_of_one_unbatched_matrix():
     """Two loops over one `?x?` matrix, the LU loop's result returned as it is: IREE 3.13 gave an
     all-NaN inverse until symhlo-prepare-in-place-ops-for-iree materialized returned loop results."""
-    n = Dim("n", min=2, max=64)
-    gen = torch.Generator().manual_seed(3)
-    sizes = [(torch.randn(m, m, generator=gen) + m * torch.eye(m),) for m in (2, 5, 9)]
-    check_model("inv beside lu_factor", InvBesideLU(), (torch.randn(6, 6) + 6 * torch.eye(6),),
-                ({0: n, 1: n},), sizes, rtol=1e-4, atol=1e-4)
+    _check_on_square_matrices("inv beside lu_factor", InvBesideLU(), seed=3, rtol=1e-4)
 
 
 class LoopsBesideConstants(torch.nn.Module):
@@ -158,11 +164,7 @@ def test_loops_beside_constant_outputs_of_one_unbatched_matrix():
     output its own values. With symhlo-prepare-in-place-ops-for-iree's returned-loop-result
     materialization switched off, IREE 3.13 returned a wrong matrix_exp here (all 25 elements at
     n = 5), while the test above (inv beside lu_factor) still passed."""
-    n = Dim("n", min=2, max=64)
-    gen = torch.Generator().manual_seed(5)
-    sizes = [(torch.randn(m, m, generator=gen) + m * torch.eye(m),) for m in (2, 5, 9)]
-    check_model("loops beside constants", LoopsBesideConstants(), (torch.randn(6, 6) + 6 * torch.eye(6),),
-                ({0: n, 1: n},), sizes, rtol=1e-3, atol=1e-4)
+    _check_on_square_matrices("loops beside constants", LoopsBesideConstants(), seed=5, rtol=1e-3)
 
 
 class InverseEx(torch.nn.Module):

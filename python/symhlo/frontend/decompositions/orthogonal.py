@@ -109,6 +109,18 @@ def _reflector(x, at_j, below):
     return beta, tau, v
 
 
+def _column_reflector(j, r):
+    """The Householder step at column j of r (..., m, n), inside a while_loop body: (rows, cols,
+    e_j over the columns, column j x, beta, tau, v, v^T r)."""
+    rows = torch.arange(r.shape[-2], device=r.device)
+    cols = torch.arange(r.shape[-1], device=r.device)
+    ec = (cols == j).to(r.dtype)
+    x = (r * ec).sum(-1)                                      # column j: (..., m)
+    beta, tau, v = _reflector(x, rows == j, rows > j)
+    w = (v.unsqueeze(-1) * r).sum(-2)                         # v^T r: (..., n)
+    return rows, cols, ec, x, beta, tau, v, w
+
+
 def geqrf(a):
     """aten.geqrf ==> (packed, tau): LAPACK's geqr2 loop. packed holds R on and above the
     diagonal and the reflectors' v (v_j = 1 implied) below it; tau: (..., min(m, n))."""
@@ -119,13 +131,8 @@ def geqrf(a):
         return (j < r.shape[-2]) & (j < r.shape[-1])
 
     def body(j, r, taus):
-        rows = torch.arange(r.shape[-2], device=r.device)
-        cols = torch.arange(r.shape[-1], device=r.device)
-        ec = (cols == j).to(r.dtype)
-        x = (r * ec).sum(-1)                                  # column j: (..., m)
-        at_j, below = rows == j, rows > j
-        beta, tau, v = _reflector(x, at_j, below)
-        w = (v.unsqueeze(-1) * r).sum(-2)                     # v^T r: (..., n)
+        rows, cols, ec, x, beta, tau, v, w = _column_reflector(j, r)
+        at_j = rows == j
         right = (cols > j).to(r.dtype)
         r = r - (tau * v).unsqueeze(-1) * (w * right).unsqueeze(-2)
         newcol = torch.where(rows < j, x, torch.where(at_j, beta, v))
@@ -158,13 +165,8 @@ def _orthonormal_q(a, *extra):
         return (j < r.shape[-2]) & (j < r.shape[-1])
 
     def body(j, r, q, diag, *extra):
-        rows = torch.arange(r.shape[-2], device=r.device)
-        cols = torch.arange(r.shape[-1], device=r.device)
-        ec = (cols == j).to(r.dtype)
-        x = (r * ec).sum(-1)                                  # column j: (..., m)
-        at_j, below = rows == j, rows > j
-        beta, tau, v = _reflector(x, at_j, below)
-        w = (v.unsqueeze(-1) * r).sum(-2)                     # v^T r: (..., n)
+        rows, _, _, _, beta, tau, v, w = _column_reflector(j, r)
+        at_j = rows == j
         r = r - (tau * v).unsqueeze(-1) * w.unsqueeze(-2)     # H_j r (column j becomes beta e_j)
         qv = (q * v.unsqueeze(-2)).sum(-1)                    # q v: (..., m)
         q = q - (tau * qv).unsqueeze(-1) * v.unsqueeze(-2)    # q H_j
