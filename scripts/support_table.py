@@ -378,8 +378,10 @@ ROWS: tuple[Row, ...] = (
     # --- data-dependent sizes and unsupported ops ---------------------------------------------
     Row("op", "sizes from data: nonzero, masks",
         "nonzero (also as_tuple), `x[mask]` (1-d and row masks), masked_select (broadcast mask), "
-        "argwhere, one-argument where: a `?` result of the mask's popcount; empty and full results",
-        ("test_data_dependent_sizes.py::test_nonzero_masks_masked_select_argwhere_where",)),
+        "argwhere, one-argument where: a `?` result of the mask's popcount; empty and full results; "
+        "masks whose every axis is `?` (coordinates divided by symbolic sizes)",
+        ("test_data_dependent_sizes.py::test_nonzero_masks_masked_select_argwhere_where",
+         "test_data_dependent_sizes.py::test_nonzero_over_three_dynamic_axes")),
     Row("op", "assignment through a mask",
         "`x[mask] = v` (scalar, a broadcast row: a `where`), `x[mask] += v` and `x[mask] = "
         "values` of the selection's data-dependent length (scattered at the mask's nonzero "

@@ -37,6 +37,21 @@ def test_nonzero_masks_masked_select_argwhere_where():
                 [(mixed,), (-torch.ones(4, 3),), (torch.ones(5, 3),), (randn(1, 3),)])
 
 
+class NonzeroOverSizes(torch.nn.Module):
+    def forward(self, x):
+        return torch.nonzero(x > 0), x[x < 0], *torch.where(x > 0.5)
+
+
+def test_nonzero_over_three_dynamic_axes():
+    """Every axis `?`: the coordinates divide the flat positions by symbolic sizes (a SymInt
+    divisor failed in torch-mlir: "'torch.aten.div.Tensor_mode' op operand #1 must be Any Torch
+    tensor type")."""
+    a, b, c = Dim("a", max=64), Dim("b", max=64), Dim("c", max=64)
+    check_model("data_nonzero_3d", NonzeroOverSizes(), (randn(2, 3, 4),), ({0: a, 1: b, 2: c},),
+                [(randn(3, 5, 7),), (torch.ones(2, 2, 3),), (-torch.ones(1, 4, 2),),
+                 (randn(4, 1, 6),)])
+
+
 class MaskAssign(torch.nn.Module):
     def forward(self, x, row):
         y = x.clone()

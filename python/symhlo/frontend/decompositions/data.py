@@ -73,8 +73,12 @@ def nonzero(mask):
         return flat.unsqueeze(1)
     # Positions are >= 0, so truncating integer division is floor division (torch's floor
     # `//` and `%` on int64 went through f64, which IREE demotes to f32: inexact past 2**24).
+    # A symbolic size divides as a 0-d tensor: `div.Tensor_mode(q, s)` with a SymInt divisor is
+    # no valid torch op (torch-mlir: "operand #1 must be Any Torch tensor type").
     q, coords = flat, []
     for size in reversed(mask.shape[1:]):
+        if isinstance(size, torch.SymInt):
+            size = torch.full((), size, dtype=torch.int64)
         nxt = torch.div(q, size, rounding_mode="trunc")
         coords.append(q - nxt * size)
         q = nxt
