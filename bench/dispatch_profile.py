@@ -6,8 +6,9 @@ under `iree-benchmark-module --device_profiling_mode=host-execution` and reads t
 `iree-profile statistics`: per dispatch, the mean and the minimum wall time per call and the CPU
 time (sum of its tiles' times over the workers), and per module the wall and the process CPU time
 per call. With `--rounds N` the modules run alternately N times and each number is the minimum
-over the rounds: on a shared machine a single run moves 2-3x per dispatch (another process
-preempts a worker mid-tile), and the minimum is the steadiest.
+over the rounds (the process CPU time also the median over them): on a shared machine a single
+run moves 2-3x per dispatch (another process preempts a worker mid-tile), and the minimum is the
+steadiest.
 
     .venv/bin/python bench/dispatch_profile.py small-cnn 8
     .venv/bin/python bench/dispatch_profile.py gpt2-d256 4,512 --layers 2 --min-time 3 --rounds 3
@@ -123,7 +124,9 @@ def main(argv=None) -> int:
     for name, rs in runs.items():
         wall = min(r[1][0] for r in rs)
         cpu = min(r[1][1] for r in rs)
-        print(f"\n{name}: {wall:.2f} ms wall, {cpu:.2f} ms process CPU per call")
+        med = float(np.median([r[1][1] for r in rs]))
+        print(f"\n{name}: {wall:.2f} ms wall, {cpu:.2f} ms process CPU per call "
+              f"(median over rounds {med:.2f})")
         print(f"  {'mean ms':>8} {'min ms':>8} {'cpu ms':>8}  dispatch (per call)")
         tot = [0.0, 0.0, 0.0]
         for fn in rs[0][0]:

@@ -147,14 +147,16 @@ def _inverse(perm: list[int]) -> list[int]:
 
 
 def convert_stablehlo_convolution(op: ir.Operation, block_width: int = 1,
-                                  block_max_channels: int = 0) -> bool:
+                                  block_max_channels: int = 0, direct_max_filters: int = 0) -> bool:
     """stablehlo.convolution over `?` spatial dims, in any layout -> stablehlo.pad + im2col matmul
     or linalg.conv_{1d_ncw_fcw, 2d_nchw_fchw, 3d_ncdhw_fcdhw, 2d_ngchw_gfchw} between transposes
     to and from the canonical layout; also a grouped convolution whose only `?` dim is the batch
     (IREE 3.13 fails to legalize those too: depthwise convs of MobileViT, SegFormer, ConvNeXt V2
     with a dynamic batch). The im2col form computes a `?` last output axis in blocks of
     `block_width` positions when there are at most `block_max_channels` input channels and the
-    op pads its last spatial axis (see conv_as_im2col_matmul). Returns False for any other convolution."""
+    op pads its last spatial axis (see conv_as_im2col_matmul); a blocked 2-D convolution with at
+    most `direct_max_filters` filters is a direct convolution over the blocks instead
+    (`conv_as_blocked_direct`). Returns False for any other convolution."""
     x_perm, k_perm, y_perm = conv_layout(op)
     lhs_t = ir.RankedTensorType(op.operands[0].type)
     nsp = lhs_t.rank - 2
@@ -208,8 +210,11 @@ def convert_stablehlo_convolution(op: ir.Operation, block_width: int = 1,
         sizes = [e.tensor_dim(x_cl, 0)] + [
             _window_out_size(e, padded, 1 + i, window[i], strides[i], rhs_dil[i], extra[i])
             for i in range(nsp)]
-        new = conv_as_im2col_matmul(e, padded, k, y_cl_t, sizes, strides, rhs_dil, block)
-        new = _transpose(e, new, _inverse(y_cl))
+        if blocked and nsp == 2 and k_shape[k_perm[0]] <= direct_max_filters:
+            new = conv_as_blocked_direct(e, padded, k, result_t, y_cl, sizes, strides, rhs_dil, block)
+        else:
+            new = conv_as_im2col_matmul(e, padded, k, y_cl_t, sizes, strides, rhs_dil, block)
+            new = _transpose(e, new, _inverse(y_cl))
     else:
         k = _transpose(e, k, k_perm)
         xn = _transpose(e, x, x_perm)
@@ -324,6 +329,73 @@ def conv_as_im2col_matmul(e: OpBuilder, padded: ir.Value, k: ir.Value, result_t:
                 [v for v, d in zip(orig_sizes, shape) if is_dynamic(d)], [],
                 [0] * len(shape), shape, [1] * len(shape))
     return out
+
+
+def conv_as_blocked_direct(e: OpBuilder, padded: ir.Value, k: ir.Value, result_t: ir.RankedTensorType,
+                           y_cl: list[int], sizes: list, strides, dilations, block: int) -> ir.Value:
+    """An ungrouped 2-D convolution of the padded channels-last `N x HP x WP x C` input with the
+    `KH x KW x C x F` kernel as a direct convolution over blocks of `block` output columns, giving
+    the op's `result_t` (its axes are the channels-last ones permuted by `y_cl`; `sizes` holds N,
+    OH, OW as index values). Each block reads `BW = (block - 1) * stride + (KW - 1) * dilation + 1`
+    input columns (its halo overlaps the next block's); the blocks become the batch of a
+    `linalg.conv_2d_nhwc_hwcf` whose width is static, which IREE tiles and vectorizes as it does a
+    static convolution (over output columns and filters), where a conv over `?` W or the im2col
+    matmul of a few-channel input is 3-10x slower:
+
+        halo = linalg.generic : N x OB x HP x BW x C,  halo[n, ob, h, j, c] = x[n, h, ob * block * stride + j, c]
+        y = conv_2d_nhwc_hwcf(collapse(halo) : (N*OB) x HP x BW x C, kernel) : (N*OB) x OH x block x F
+        out = slice(collapse(transpose(expand(y) : N x OB x OH x block x F)))  in the result's layout
+
+    OB = ceil(OW / block); the input holds the (block - 1) * stride columns past the end that the
+    last block reads, and the columns past OW are sliced off after the one transpose that also
+    puts the result in the op's layout (for torch's NCHW: N x F x OH x OB x block).
+    """
+    p_t, k_t = ir.RankedTensorType(padded.type), ir.RankedTensorType(k.type)
+    elt = result_t.element_type
+    n, hp, _, c = p_t.shape
+    kw, f = k_t.shape[1], k_t.shape[3]
+    oh = ir.RankedTensorType(result_t).shape[y_cl[1]]
+    dyn = ir.ShapedType.get_dynamic_size()
+    nblocks = e.index_op("arith.divsi", e.index_op("arith.addi", sizes[2], e.const_index(block - 1)),
+                         e.const_index(block))
+    bw = (block - 1) * strides[1] + (kw - 1) * dilations[1] + 1
+    # halo[n, ob, h, j, c] = padded[n, h, ob * block * stride + j, c]
+    halo_t = ir.RankedTensorType.get([n, dyn, hp, bw, c], elt)
+    empty = e.tensor_empty(halo_t, [v for v, s in zip([sizes[0], nblocks, e.tensor_dim(padded, 1)],
+                                                       halo_t.shape) if is_dynamic(s)])
+    d = [ir.AffineDimExpr.get(i) for i in range(5)]
+    read = [d[0], d[2], d[1] * (block * strides[1]) + d[3], d[4]]
+    maps = ir.ArrayAttr.get([ir.AffineMapAttr.get(ir.AffineMap.get(5, 0, read)),
+                             ir.AffineMapAttr.get(ir.AffineMap.get_identity(5))])
+    par = ir.Attribute.parse("#linalg.iterator_type<parallel>")
+    gen = linalg.GenericOp([halo_t], [padded], [empty], maps, ir.ArrayAttr.get([par] * 5),
+                           loc=e.loc, ip=e.ip)
+    body = gen.regions[0].blocks.append(elt, elt)
+    with ir.InsertionPoint(body), e.loc:
+        linalg.YieldOp([body.arguments[0]])
+    x4 = e.collapse_shape(gen.results[0], [[0, 1], [2], [3], [4]],
+                          ir.RankedTensorType.get([dyn, hp, bw, c], elt))
+    y4_t = ir.RankedTensorType.get([dyn, oh, block, f], elt)
+    out = _filled(e, y4_t, [e.index_op("arith.muli", sizes[0], nblocks), sizes[1], None, None],
+                  e.constant(elt, 0.0))
+    with e.loc, e.ip:
+        y4 = linalg.conv_2d_nhwc_hwcf(x4, k, outs=[out], strides=strides, dilations=dilations)
+    y5_t = ir.RankedTensorType.get([n, dyn, oh, block, f], elt)
+    y5 = e.expand_shape(y4, [[0, 1], [2], [3], [4]], y5_t,
+                        [v for v, s in zip([sizes[0], nblocks, sizes[1]], y5_t.shape) if is_dynamic(s)])
+    # channels-last axis -> axes of y5: n, oh, (ob, t), f; in the result's order
+    parts = {0: [0], 1: [2], 2: [1, 3], 3: [4]}
+    order = [parts[y_cl.index(a)] for a in range(4)]
+    yt = _transpose(e, y5, [ax for grp in order for ax in grp])
+    groups, i = [], 0
+    for grp in order:
+        groups.append(list(range(i, i + len(grp))))
+        i += len(grp)
+    wide = [result_t.shape[a] if y_cl.index(a) != 2 else dyn for a in range(4)]
+    yc = e.collapse_shape(yt, groups, ir.RankedTensorType.get(wide, elt))
+    # drop the last block's columns past OW
+    return e.extract_slice(yc, [0] * 4, [sizes[y_cl.index(a)] if is_dynamic(result_t.shape[a])
+                                         else result_t.shape[a] for a in range(4)])
 
 
 def _grouped_conv_2d(e: OpBuilder, padded: ir.Value, k: ir.Value, result_t: ir.RankedTensorType,
@@ -498,11 +570,15 @@ class LowerDynamicWindowsForIree(Pass):
     block_width: int = 16
     # ... in convolutions with at most this many input channels
     block_max_channels: int = 32
+    # blocked 2-D convolutions with at most this many filters are direct convolutions over the
+    # blocks (conv_as_blocked_direct), the others im2col matmuls
+    direct_max_filters: int = 32
 
     def run(self, module: ir.Module) -> None:
         converters = {"stablehlo.convolution":
                       lambda op: convert_stablehlo_convolution(op, self.block_width,
-                                                               self.block_max_channels),
+                                                               self.block_max_channels,
+                                                               self.direct_max_filters),
                       "stablehlo.reduce_window": convert_stablehlo_reduce_window}
         diags = []
 
