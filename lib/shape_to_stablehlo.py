@@ -432,11 +432,38 @@ def convert_arith_float_cast(op: ir.Operation, rw: _Rewriter) -> None:
     rw.bridge(op.results[0], rw.hlo_convert(rw.scalar(op.operands[0]), op.results[0].type))
 
 
+def _user(use) -> ir.Operation:
+    return use.owner.operation if hasattr(use.owner, "operation") else use.owner
+
+
+def convert_scattered_tensor_empty(op: ir.Operation, rw: _Rewriter) -> None:
+    """tensor.empty whose every use is a stablehlo.scatter's input (torch's `empty_like(p)` then
+    `inv[p] = arange(n)`: an inverse permutation) -> a zero splat of its `?` sizes. `empty`'s
+    elements are unspecified, so zeros are one valid choice, and the scatter writes the ones the
+    program reads. An `empty` used any other way (returned, read) is left to fail by name.
+
+        %e = tensor.empty(%n) : tensor<?xi64>
+      ==>
+        %z = stablehlo.constant dense<0> : tensor<i64>
+        %e = stablehlo.dynamic_broadcast_in_dim %z, [%n], dims = [] : -> tensor<?xi64>"""
+    uses = list(op.results[0].uses)
+    n_inputs = lambda u: (len(u.operands) - 1) // 2
+    if not uses or not all(_user(u).name == "stablehlo.scatter" and u.operand_number < n_inputs(_user(u))
+                           for u in uses):
+        return
+    t = ir.RankedTensorType(op.results[0].type)
+    sizes = iter(op.operands)
+    extents = [rw.scalar(next(sizes)) if is_dynamic(d) else rw.hlo_scalar(d) for d in t.shape]
+    zero = rw.hlo_splat(ir.RankedTensorType.get([], t.element_type), 0)
+    op.results[0].replace_all_uses_with(rw.hlo_broadcast_in_dim(zero, t, [], rw.from_scalars(extents)))
+
+
 PATTERNS: dict[str, Callable[[ir.Operation, _Rewriter], None]] = {
     "arith.constant": convert_arith_constant,
     "tensor.dim": convert_tensor_dim,
     "tensor.from_elements": convert_tensor_from_elements,
     "tensor.extract": convert_tensor_extract,
+    "tensor.empty": convert_scattered_tensor_empty,
     "shape.shape_of": convert_shape_shape_of,
     "shape.const_shape": convert_shape_const_shape,
     "shape.get_extent": convert_shape_get_extent,

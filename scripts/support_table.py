@@ -382,6 +382,11 @@ ROWS: tuple[Row, ...] = (
         "masks whose every axis is `?` (coordinates divided by symbolic sizes)",
         ("test_data_dependent_sizes.py::test_nonzero_masks_masked_select_argwhere_where",
          "test_data_dependent_sizes.py::test_nonzero_over_three_dynamic_axes")),
+    Row("op", "grouped matmul (MoE experts)",
+        "`torch.nn.functional.grouped_mm` / `aten._grouped_mm` (bfloat16) and transformers' "
+        "`grouped_mm_fallback` custom op: each group's rows sliced at the running counts read "
+        "from the data, one matmul per group (a `?` row count each, empty groups included)",
+        ("test_data_dependent_sizes.py::test_grouped_mm_over_rows_counted_by_the_data",)),
     Row("op", "assignment through a mask",
         "`x[mask] = v` (scalar, a broadcast row: a `where`), `x[mask] += v` and `x[mask] = "
         "values` of the selection's data-dependent length (scattered at the mask's nonzero "
@@ -420,9 +425,10 @@ ROWS: tuple[Row, ...] = (
         "115): the error names "
         "upsample_nearest2d.vec and its source line",
         ("test_gaps_pad_interp.py::test_nearest_interpolate_non_binary_fraction_is_rejected_by_name",)),
-    Row("data-dependent", "ops without a StableHLO lowering (e.g. linalg.eig)",
+    Row("data-dependent", "ops without a StableHLO lowering (e.g. linalg.eig, a user's custom op)",
         "the error names the op and its source location, never a half-converted module",
-        ("test_unsupported.py::test_op_without_stablehlo_lowering_is_named_with_location",)),
+        ("test_unsupported.py::test_op_without_stablehlo_lowering_is_named_with_location",
+         "test_unsupported.py::test_custom_op_without_decomposition_is_named_with_location")),
     Row("data-dependent", "side effects, complex128 / uint64",
         "torch.export's with_effects (a print, aten._print; linalg error checks left by a "
         "composite that is not decomposed whole), element types torch-mlir's importer cannot "

@@ -52,6 +52,24 @@ def test_nonzero_over_three_dynamic_axes():
                  (randn(4, 1, 6),)])
 
 
+class GroupedMM(torch.nn.Module):
+    def forward(self, x, w, offs):
+        return torch.nn.functional.grouped_mm(x, w, offs=offs)
+
+
+def test_grouped_mm_over_rows_counted_by_the_data():
+    """aten._grouped_mm (bfloat16, as transformers' MoE experts call it): the rows of group i are
+    offs[i-1]:offs[i], read from the data; one compile over `?` rows, an empty group included."""
+    g = seeded(4)
+    w = torch.randn(4, 16, 8, generator=g).to(torch.bfloat16)
+    x = lambda n: torch.randn(n, 16, generator=g).to(torch.bfloat16)
+    offs = lambda *o: torch.tensor(o, dtype=torch.int32)
+    check_model("data_grouped_mm", GroupedMM(), (x(8), w, offs(2, 4, 6, 8)),
+                ({0: Dim("s", min=2, max=256)}, None, None),
+                [(x(13), w, offs(0, 5, 5, 13)), (x(5), w, offs(1, 2, 3, 5)),
+                 (x(40), w, offs(40, 40, 40, 40))], atol=1e-2, rtol=1e-2)
+
+
 class MaskAssign(torch.nn.Module):
     def forward(self, x, row):
         y = x.clone()

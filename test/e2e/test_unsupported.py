@@ -46,6 +46,30 @@ def test_op_without_stablehlo_lowering_is_named_with_location():
                       dynamic_shapes=({0: Dim("b", min=2, max=64)},))
 
 
+@torch.library.custom_op("symhlo_test::opaque_scale", mutates_args=())
+def _opaque_scale(x: torch.Tensor) -> torch.Tensor:
+    return x * 2
+
+
+@_opaque_scale.register_fake
+def _(x):
+    return torch.empty_like(x)
+
+
+class CustomOp(torch.nn.Module):
+    def forward(self, x):
+        return torch.ops.symhlo_test.opaque_scale(x) + 1
+
+
+def test_custom_op_without_decomposition_is_named_with_location():
+    """A user's torch.library custom op: no decomposition, no lowering; refused naming it and the
+    line that called it, never half-lowered. (transformers' MoE grouped matmul, the custom op
+    users met first, has a decomposition: test/models/test_moe.py.)"""
+    with pytest.raises(symhlo.UnsupportedOpError,
+                       match=r"unsupported op 'torch\.symhlo_test\.opaque_scale' at .*test_unsupported\.py\"?:\d+"):
+        symhlo.compile(CustomOp(), (randn(4, 3),), dynamic_shapes=({0: Dim("b", min=2, max=64)},))
+
+
 class Effects(torch.nn.Module):
     def __init__(self, which: str):
         super().__init__()

@@ -134,6 +134,10 @@ def check_symbolic_outputs(prog) -> int:
     outs = [n for n in ep.graph.nodes if n.op == "output"][0].args[0]
     vals = [o.meta["val"] for o in outs]
     types = _result_types(prog.text)
+    checks = len(prog.symbols.runtime_checks)   # call-time checks: results after the outputs
+    if checks:
+        assert all(t == [] for t in types[-checks:]), "a runtime check result is not 0-d"
+        types = types[:-checks]
     assert len(types) == len(vals), f"{len(vals)} outputs in torch.export, {len(types)} in StableHLO"
     n = 0
     for k, (val, dims) in enumerate(zip(vals, types)):

@@ -9,7 +9,9 @@ others are empty), so both edge cases of each data-dependent size run.
 
 from __future__ import annotations
 
+import pytest
 import torch
+import transformers
 from torch import nn
 from torch.export import Dim
 
@@ -66,3 +68,32 @@ def test_moe_routing_eager_way():
     check_model(model, (randn(2, 7, 16),), ({0: b, 1: s},),
                 [(randn(3, 11, 16),), (randn(1, 2, 16),), (zero,), (randn(4, 33, 16),)],
                 name="MoE (eager routing)", family="moe", atol=1e-4, rtol=1e-4)
+
+
+_STOCK = {
+    "mixtral": (transformers.MixtralConfig, transformers.MixtralForCausalLM,
+                dict(num_local_experts=4, num_experts_per_tok=2)),
+    "qwen2_moe": (transformers.Qwen2MoeConfig, transformers.Qwen2MoeForCausalLM,
+                  dict(num_experts=4, num_experts_per_tok=2, moe_intermediate_size=32,
+                       shared_expert_intermediate_size=32)),
+}
+
+
+@pytest.mark.parametrize("family", list(_STOCK))
+def test_stock_transformers_moe(family):
+    """transformers' own MoE LMs with their default experts implementation: its grouped matmul
+    is the custom op `transformers::grouped_mm_fallback` (rows sorted by expert, running counts
+    `offs`), which failed as an unsupported op; each expert's rows are now a slice at counts read
+    from the data (a `?` size each), and the inverse permutation's `empty_like` a zero splat.
+    Batch 1 x seq 1 routes one token: most experts get no rows."""
+    config_cls, model_cls, kw = _STOCK[family]
+    config = config_cls(vocab_size=128, hidden_size=32, intermediate_size=64, num_hidden_layers=2,
+                        num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=64,
+                        use_cache=False, **kw)
+    torch.manual_seed(0)
+    model = model_cls(config).eval()
+    ids = lambda b, s: torch.randint(0, 128, (b, s), generator=torch.Generator().manual_seed(b * 100 + s))
+    b, s = Dim("b", min=1, max=16), Dim("s", min=1, max=64)
+    check_model(model, (ids(3, 7),), ({0: b, 1: s},), [(ids(1, 1),), (ids(2, 13),), (ids(5, 4),)],
+                name=f"{family} (transformers, default experts)", family="moe", rtol=1e-4,
+                atol=1e-4, check_specialization=False)

@@ -54,8 +54,8 @@ TEXT_DEFAULT = {
     "t5": ("T5Config", "T5ForConditionalGeneration",
            dict(vocab_size=V, d_model=32, d_kv=8, d_ff=64, num_layers=2, num_heads=4)),
     # Mixture of experts: top-k routing (symhlo-lower-torch-sort) and the experts as batched
-    # matmuls over the routed tokens; transformers' default grouped_mm is a custom op, refused
-    # by name (test_mixtral_grouped_mm_is_refused_by_name).
+    # matmuls over the routed tokens; transformers' default grouped_mm (a custom op) runs in
+    # test_moe.py::test_stock_transformers_moe.
     "mixtral": ("MixtralConfig", "MixtralForCausalLM",
                 {**_LL, "num_local_experts": 4, "num_experts_per_tok": 2,
                  "experts_implementation": "batched_mm"}),
@@ -184,16 +184,3 @@ def test_vision_family(name):
     check_model(model, (randn(3, 3, size, size, seed=0),), (spec,), calls, name=name,
                 family="more families", rtol=3e-4, atol=1e-4, check_specialization=False)
 
-
-def test_mixtral_grouped_mm_is_refused_by_name():
-    """transformers' default MoE experts call a custom op (transformers::grouped_mm_fallback)
-    that has no StableHLO lowering: refused naming it and its source line, never half-lowered."""
-    import symhlo
-
-    config_cls, model_cls, kw = TEXT_DEFAULT["mixtral"]
-    model = _build((config_cls, model_cls, {k: v for k, v in kw.items()
-                                            if k != "experts_implementation"}))
-    b, s = Dim("batch", min=1, max=16), Dim("seq", min=2, max=60)
-    with pytest.raises(symhlo.UnsupportedOpError, match=r"grouped_mm_fallback.*moe\.py\"?:\d+"):
-        symhlo.compile(model, (), kwargs=_tokens("mixtral", 2, 7, 0).kwargs,
-                       dynamic_shapes={"input_ids": {0: b, 1: s}, "attention_mask": {0: b, 1: s}})

@@ -329,6 +329,53 @@ def tensor_split_tensor(x, tensor_indices_or_sections, dim: int = 0):
     return [aten.slice.Tensor(x, dim, a, b) for a, b in zip(bounds, bounds[1:])]
 
 
+def grouped_mm_fallback(x, weight, offs):
+    """transformers::grouped_mm_fallback (the grouped matmul of transformers' MoE experts: rows
+    sorted by expert, `offs` the running row counts) ==> per expert, its rows sliced at the
+    counts read with `.item()`, one matmul, and the product written back to those rows of a
+    zero result (rows past the last count stay 0, as in transformers' own loop):
+
+        out = grouped_mm_fallback(x (S, K), w (E, K, N), offs (E,))
+      ==>
+        out = zeros(S, N); a = 0
+        for i in range(E):                      (E static: the weight's leading axis)
+            b = offs[i].item()                  (unbacked, checked 0 <= b <= S)
+            out = out.index_copy(0, a + arange(b - a), x[a:b] @ w[i]); a = b
+
+    The rows of each expert are `?`, sized by the data: exact work, nothing padded."""
+    if x.dim() != 2 or weight.dim() != 3 or offs.dim() != 1 or not isinstance(weight.shape[0], int):
+        return NotImplemented
+    rows = x.shape[0]
+    out = x.new_zeros(rows, weight.shape[2])
+    ends = offs.to(torch.int64)
+    start = 0
+    for i in range(weight.shape[0]):
+        end = ends[i].item()
+        piece = aten.slice.Tensor(x, 0, start, end) @ weight[i]
+        where = torch.arange(piece.shape[0], dtype=torch.int64) + start
+        out = out.index_copy(0, where, piece)
+        start = end
+    return out
+
+
+def grouped_mm(mat_a, mat_b, offs=None, bias=None, out_dtype=None):
+    """aten._grouped_mm (torch.nn.functional.grouped_mm: transformers' MoE on bfloat16) with a
+    2-d `mat_a`, a 3-d `mat_b` and `offs` ==> grouped_mm_fallback above, in `out_dtype`."""
+    if offs is None or bias is not None or mat_a.dim() != 2 or mat_b.dim() != 3:
+        return NotImplemented
+    out = grouped_mm_fallback(mat_a, mat_b, offs)
+    return out if out_dtype is None else out.to(out_dtype)
+
+
+def _transformers_decompositions() -> dict:
+    """transformers' MoE custom op, when transformers has registered it (a model built from
+    transformers.integrations.moe is what puts it in a graph)."""
+    try:
+        return {torch.ops.transformers.grouped_mm_fallback.default: grouped_mm_fallback}
+    except (AttributeError, RuntimeError):
+        return {}
+
+
 def data_decompositions() -> dict[torch._ops.OpOverload, Callable]:
     """The decompositions of this module, for symhlo.frontend.decompositions' table."""
     return {
@@ -345,4 +392,6 @@ def data_decompositions() -> dict[torch._ops.OpOverload, Callable]:
         aten.repeat_interleave.self_Tensor: repeat_interleave_self_tensor,
         aten.combinations.default: combinations,
         aten.tensor_split.tensor_indices_or_sections: tensor_split_tensor,
+        aten._grouped_mm.default: grouped_mm,
+        **_transformers_decompositions(),
     }
