@@ -147,7 +147,8 @@ def _inverse(perm: list[int]) -> list[int]:
 
 
 def convert_stablehlo_convolution(op: ir.Operation, block_width: int = 1,
-                                  block_max_channels: int = 0, direct_max_filters: int = 0) -> bool:
+                                  block_max_channels: int = 0, direct_max_filters: int = 0,
+                                  block_rows: int = 0) -> bool:
     """stablehlo.convolution over `?` spatial dims, in any layout -> stablehlo.pad + im2col matmul
     or linalg.conv_{1d_ncw_fcw, 2d_nchw_fchw, 3d_ncdhw_fcdhw, 2d_ngchw_gfchw} between transposes
     to and from the canonical layout; also a grouped convolution whose only `?` dim is the batch
@@ -203,15 +204,24 @@ def convert_stablehlo_convolution(op: ir.Operation, block_width: int = 1,
         blocked = (block_width > 1 and is_dynamic(y_cl_t.shape[nsp])
                    and k_shape[k_perm[1]] <= block_max_channels and (low[-1] or high[-1]))
         block = block_width if blocked else 1
-        # Blocks of the last output axis read up to (block - 1) * stride columns past it.
+        direct = blocked and nsp == 2 and k_shape[k_perm[0]] <= direct_max_filters
+        # The direct form also computes a `?` height in blocks of `block_rows` (where it pads
+        # the height anyway, as for the columns).
+        rows = (block_rows if direct and block_rows > 1 and is_dynamic(y_cl_t.shape[1])
+                and (low[0] or high[0]) else 0)
+        # Blocks of the last output axis read up to (block - 1) * stride columns past it
+        # (blocks of rows likewise).
         extra = [0] * (nsp - 1) + [(block - 1) * strides[-1]]
+        if rows:
+            extra[0] = (rows - 1) * strides[0]
         padded = e.hlo_pad(x_cl, zero_t, [0] + low + [0],
                            [0] + [h + x for h, x in zip(high, extra)] + [0], [0] * (nsp + 2))
         sizes = [e.tensor_dim(x_cl, 0)] + [
             _window_out_size(e, padded, 1 + i, window[i], strides[i], rhs_dil[i], extra[i])
             for i in range(nsp)]
-        if blocked and nsp == 2 and k_shape[k_perm[0]] <= direct_max_filters:
-            new = conv_as_blocked_direct(e, padded, k, result_t, y_cl, sizes, strides, rhs_dil, block)
+        if direct:
+            new = conv_as_blocked_direct(e, padded, k, result_t, y_cl, sizes, strides, rhs_dil,
+                                         block, rows)
         else:
             new = conv_as_im2col_matmul(e, padded, k, y_cl_t, sizes, strides, rhs_dil, block)
             new = _transpose(e, new, _inverse(y_cl))
@@ -332,68 +342,99 @@ def conv_as_im2col_matmul(e: OpBuilder, padded: ir.Value, k: ir.Value, result_t:
 
 
 def conv_as_blocked_direct(e: OpBuilder, padded: ir.Value, k: ir.Value, result_t: ir.RankedTensorType,
-                           y_cl: list[int], sizes: list, strides, dilations, block: int) -> ir.Value:
+                           y_cl: list[int], sizes: list, strides, dilations, block: int,
+                           rows: int = 0) -> ir.Value:
     """An ungrouped 2-D convolution of the padded channels-last `N x HP x WP x C` input with the
-    `KH x KW x C x F` kernel as a direct convolution over blocks of `block` output columns, giving
-    the op's `result_t` (its axes are the channels-last ones permuted by `y_cl`; `sizes` holds N,
-    OH, OW as index values). Each block reads `BW = (block - 1) * stride + (KW - 1) * dilation + 1`
-    input columns (its halo overlaps the next block's); the blocks become the batch of a
-    `linalg.conv_2d_nhwc_hwcf` whose width is static, which IREE tiles and vectorizes as it does a
-    static convolution (over output columns and filters), where a conv over `?` W or the im2col
-    matmul of a few-channel input is 3-10x slower:
+    `KH x KW x C x F` kernel as a direct convolution over blocks of `block` output columns (and,
+    with `rows` > 0, of `rows` output rows), giving the op's `result_t` (its axes are the
+    channels-last ones permuted by `y_cl`; `sizes` holds N, OH, OW as index values). A block of
+    `block` columns reads `BW = (block - 1) * stride + (KW - 1) * dilation + 1` input columns
+    (its halo overlaps the next block's), likewise for rows. The blocks become the batch of a
+    `linalg.conv_2d_nhwc_hwcf` whose spatial dims are static, which IREE tiles and vectorizes as
+    it does a static convolution (over output columns and filters), where a conv over `?` W or
+    the im2col matmul of a few-channel input is 3-10x slower:
 
         halo = linalg.generic : N x OB x HP x BW x C,  halo[n, ob, h, j, c] = x[n, h, ob * block * stride + j, c]
         y = conv_2d_nhwc_hwcf(collapse(halo) : (N*OB) x HP x BW x C, kernel) : (N*OB) x OH x block x F
         out = slice(collapse(transpose(expand(y) : N x OB x OH x block x F)))  in the result's layout
 
-    OB = ceil(OW / block); the input holds the (block - 1) * stride columns past the end that the
-    last block reads, and the columns past OW are sliced off after the one transpose that also
-    puts the result in the op's layout (for torch's NCHW: N x F x OH x OB x block).
+    With `rows`: halo `N x RB x OB x BH x BW x C` (RB = ceil(OH / rows)), y `(N*RB*OB) x rows x
+    block x F`. Why rows: IREE 3.13 sizes its workgroups from the static dims only (a `?` dim
+    counts as one tile) and splits those until it has 8 workgroups; 16 columns x F filters
+    alone were split into 2-column tiles, and its vector tile follows (2 columns where the
+    static conv gets 8). Static rows give it the workgroups without splitting the columns.
+
+    OB = ceil(OW / block); the input holds the (block - 1) * stride columns (and (rows - 1) *
+    stride rows) past the end that the last blocks read, and the positions past OH and OW are
+    sliced off after the one transpose that also puts the result in the op's layout (for torch's
+    NCHW: N x F x RB x rows x OB x block).
     """
     p_t, k_t = ir.RankedTensorType(padded.type), ir.RankedTensorType(k.type)
     elt = result_t.element_type
     n, hp, _, c = p_t.shape
-    kw, f = k_t.shape[1], k_t.shape[3]
+    kh, kw, f = k_t.shape[0], k_t.shape[1], k_t.shape[3]
     oh = ir.RankedTensorType(result_t).shape[y_cl[1]]
     dyn = ir.ShapedType.get_dynamic_size()
-    nblocks = e.index_op("arith.divsi", e.index_op("arith.addi", sizes[2], e.const_index(block - 1)),
-                         e.const_index(block))
+
+    def count(size: ir.Value, b: int) -> ir.Value:
+        return e.index_op("arith.divsi", e.index_op("arith.addi", size, e.const_index(b - 1)),
+                          e.const_index(b))
+
     bw = (block - 1) * strides[1] + (kw - 1) * dilations[1] + 1
-    # halo[n, ob, h, j, c] = padded[n, h, ob * block * stride + j, c]
-    halo_t = ir.RankedTensorType.get([n, dyn, hp, bw, c], elt)
-    empty = e.tensor_empty(halo_t, [v for v, s in zip([sizes[0], nblocks, e.tensor_dim(padded, 1)],
-                                                       halo_t.shape) if is_dynamic(s)])
-    d = [ir.AffineDimExpr.get(i) for i in range(5)]
-    read = [d[0], d[2], d[1] * (block * strides[1]) + d[3], d[4]]
-    maps = ir.ArrayAttr.get([ir.AffineMapAttr.get(ir.AffineMap.get(5, 0, read)),
-                             ir.AffineMapAttr.get(ir.AffineMap.get_identity(5))])
+    ob = count(sizes[2], block)
+    if rows:
+        bh = (rows - 1) * strides[0] + (kh - 1) * dilations[0] + 1
+        rb = count(sizes[1], rows)
+        # halo[n, rb, ob, i, j, c] = padded[n, rb * rows * stride + i, ob * block * stride + j, c]
+        outer, outer_sizes, inner_h, out_h = [n, dyn, dyn], [sizes[0], rb, ob], bh, rows
+    else:
+        # halo[n, ob, h, j, c] = padded[n, h, ob * block * stride + j, c]
+        outer, outer_sizes, inner_h, out_h = [n, dyn], [sizes[0], ob], hp, oh
+    halo_t = ir.RankedTensorType.get(outer + [inner_h, bw, c], elt)
+    halo_sizes = outer_sizes + ([] if rows else [e.tensor_dim(padded, 1)])
+    empty = e.tensor_empty(halo_t, [v for v, s in zip(halo_sizes, halo_t.shape) if is_dynamic(s)])
+    rank = halo_t.rank
+    d = [ir.AffineDimExpr.get(i) for i in range(rank)]
+    no = len(outer)
+    h_read = d[1] * (rows * strides[0]) + d[no] if rows else d[no]
+    read = [d[0], h_read, d[no - 1] * (block * strides[1]) + d[no + 1], d[no + 2]]
+    maps = ir.ArrayAttr.get([ir.AffineMapAttr.get(ir.AffineMap.get(rank, 0, read)),
+                             ir.AffineMapAttr.get(ir.AffineMap.get_identity(rank))])
     par = ir.Attribute.parse("#linalg.iterator_type<parallel>")
-    gen = linalg.GenericOp([halo_t], [padded], [empty], maps, ir.ArrayAttr.get([par] * 5),
+    gen = linalg.GenericOp([halo_t], [padded], [empty], maps, ir.ArrayAttr.get([par] * rank),
                            loc=e.loc, ip=e.ip)
     body = gen.regions[0].blocks.append(elt, elt)
     with ir.InsertionPoint(body), e.loc:
         linalg.YieldOp([body.arguments[0]])
-    x4 = e.collapse_shape(gen.results[0], [[0, 1], [2], [3], [4]],
-                          ir.RankedTensorType.get([dyn, hp, bw, c], elt))
-    y4_t = ir.RankedTensorType.get([dyn, oh, block, f], elt)
-    out = _filled(e, y4_t, [e.index_op("arith.muli", sizes[0], nblocks), sizes[1], None, None],
-                  e.constant(elt, 0.0))
+    x4 = e.collapse_shape(gen.results[0], [list(range(no)), [no], [no + 1], [no + 2]],
+                          ir.RankedTensorType.get([dyn, inner_h, bw, c], elt))
+    nbatch = outer_sizes[0]
+    for v in outer_sizes[1:]:
+        nbatch = e.index_op("arith.muli", nbatch, v)
+    y4_t = ir.RankedTensorType.get([dyn, out_h, block, f], elt)
+    out = _filled(e, y4_t, [nbatch, None if rows else sizes[1], None, None], e.constant(elt, 0.0))
     with e.loc, e.ip:
         y4 = linalg.conv_2d_nhwc_hwcf(x4, k, outs=[out], strides=strides, dilations=dilations)
-    y5_t = ir.RankedTensorType.get([n, dyn, oh, block, f], elt)
-    y5 = e.expand_shape(y4, [[0, 1], [2], [3], [4]], y5_t,
-                        [v for v, s in zip([sizes[0], nblocks, sizes[1]], y5_t.shape) if is_dynamic(s)])
-    # channels-last axis -> axes of y5: n, oh, (ob, t), f; in the result's order
-    parts = {0: [0], 1: [2], 2: [1, 3], 3: [4]}
+    # channels-last axis -> axes of the expanded y, in the result's order
+    if rows:
+        y_t = ir.RankedTensorType.get([n, dyn, dyn, rows, block, f], elt)
+        y_sizes = [sizes[0], rb, ob]
+        parts = {0: [0], 1: [1, 3], 2: [2, 4], 3: [5]}
+    else:
+        y_t = ir.RankedTensorType.get([n, dyn, oh, block, f], elt)
+        y_sizes = [sizes[0], ob, sizes[1]]
+        parts = {0: [0], 1: [2], 2: [1, 3], 3: [4]}
+    y = e.expand_shape(y4, [list(range(no)), [no], [no + 1], [no + 2]], y_t,
+                       [v for v, s in zip(y_sizes, y_t.shape) if is_dynamic(s)])
     order = [parts[y_cl.index(a)] for a in range(4)]
-    yt = _transpose(e, y5, [ax for grp in order for ax in grp])
+    yt = _transpose(e, y, [ax for grp in order for ax in grp])
     groups, i = [], 0
     for grp in order:
         groups.append(list(range(i, i + len(grp))))
         i += len(grp)
-    wide = [result_t.shape[a] if y_cl.index(a) != 2 else dyn for a in range(4)]
+    wide = [dyn if len(grp) > 1 else result_t.shape[a] for a, grp in enumerate(order)]
     yc = e.collapse_shape(yt, groups, ir.RankedTensorType.get(wide, elt))
-    # drop the last block's columns past OW
+    # drop the last blocks' positions past OH and OW
     return e.extract_slice(yc, [0] * 4, [sizes[y_cl.index(a)] if is_dynamic(result_t.shape[a])
                                          else result_t.shape[a] for a in range(4)])
 
@@ -573,12 +614,15 @@ class LowerDynamicWindowsForIree(Pass):
     # blocked 2-D convolutions with at most this many filters are direct convolutions over the
     # blocks (conv_as_blocked_direct), the others im2col matmuls
     direct_max_filters: int = 32
+    # ... which compute a `?` height in blocks of this many rows (0: not blocked)
+    block_rows: int = 8
 
     def run(self, module: ir.Module) -> None:
         converters = {"stablehlo.convolution":
                       lambda op: convert_stablehlo_convolution(op, self.block_width,
                                                                self.block_max_channels,
-                                                               self.direct_max_filters),
+                                                               self.direct_max_filters,
+                                                               self.block_rows),
                       "stablehlo.reduce_window": convert_stablehlo_reduce_window}
         diags = []
 

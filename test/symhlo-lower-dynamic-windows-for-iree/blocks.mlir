@@ -1,17 +1,22 @@
 // RUN: symhlo-opt --symhlo-lower-dynamic-windows-for-iree --split-input-file %s | FileCheck %s
 
 // The default for a few-channel 2-D convolution over `?` H/W (at most 32 input channels and 32
-// filters): a direct convolution over blocks of 16 output columns. The input gets (16 - 1) *
-// stride more columns of high padding; each block's halo (15 * 2 + 3 = 33 columns) is copied to
-// N x OB x HP x 33 x C, the blocks become the batch of a conv_2d_nhwc_hwcf with a static width,
-// and one transpose takes N x OB x OH x 16 x F to the op's NCHW layout before the columns past
-// OW are sliced off.
-// CHECK-DAG:   #[[HALO:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d2, d1 * 32 + d3, d4)>
+// filters): a direct convolution over blocks of 8 output rows x 16 output columns. The input
+// gets (8 - 1) * stride more rows and (16 - 1) * stride more columns of high padding; each
+// block's halo (7 * 2 + 3 = 17 rows, 15 * 2 + 3 = 33 columns) is copied to N x RB x OB x 17 x
+// 33 x C, the blocks become the batch of a conv_2d_nhwc_hwcf whose spatial dims are static, and
+// one transpose takes N x RB x OB x 8 x 16 x F to the op's NCHW layout before the rows past OH
+// and the columns past OW are sliced off.
+// CHECK-DAG:   #[[HALO:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1 * 16 + d3, d2 * 32 + d4, d5)>
 // CHECK-LABEL: func @conv2d_blocks
 // CHECK:         %[[K:.*]] = stablehlo.transpose %arg1, dims = [2, 3, 1, 0] : (tensor<4x3x3x3xf32>) -> tensor<3x3x3x4xf32>
-// CHECK:         %[[P:.*]] = stablehlo.pad %{{.*}}, %{{.*}}, low = [0, 1, 1, 0], high = [0, 1, 31, 0], interior = [0, 0, 0, 0]
+// CHECK:         %[[P:.*]] = stablehlo.pad %{{.*}}, %{{.*}}, low = [0, 1, 1, 0], high = [0, 15, 31, 0], interior = [0, 0, 0, 0]
 // CHECK:         %[[N:.*]] = tensor.dim
-// CHECK:         %[[OH:.*]] = arith.addi
+// CHECK:         %[[PH:.*]] = tensor.dim %[[P]], %{{.*}} : tensor<?x?x?x3xf32>
+// CHECK:         %[[C17:.*]] = arith.constant 17 : index
+// CHECK:         %[[H1:.*]] = arith.subi %[[PH]], %[[C17]] : index
+// CHECK:         %[[H2:.*]] = arith.divsi %[[H1]], %{{.*}} : index
+// CHECK:         %[[OH:.*]] = arith.addi %[[H2]], %{{.*}} : index
 // CHECK:         %[[PW:.*]] = tensor.dim %[[P]], %{{.*}} : tensor<?x?x?x3xf32>
 // CHECK:         %[[C33:.*]] = arith.constant 33 : index
 // CHECK:         %[[W1:.*]] = arith.subi %[[PW]], %[[C33]] : index
@@ -19,18 +24,21 @@
 // CHECK:         %[[OW:.*]] = arith.addi %[[W2]], %{{.*}} : index
 // CHECK:         %[[C15:.*]] = arith.constant 15 : index
 // CHECK:         %[[B1:.*]] = arith.addi %[[OW]], %[[C15]] : index
-// CHECK:         %[[NB:.*]] = arith.divsi %[[B1]], %{{.*}} : index
-// CHECK:         %[[PH:.*]] = tensor.dim %[[P]], %{{.*}} : tensor<?x?x?x3xf32>
-// CHECK:         %[[E:.*]] = tensor.empty(%[[N]], %[[NB]], %[[PH]]) : tensor<?x?x?x33x3xf32>
-// CHECK:         %[[G:.*]] = linalg.generic {indexing_maps = [#[[HALO]], {{.*}}]{{.*}} ins(%[[P]] : tensor<?x?x?x3xf32>) outs(%[[E]] : tensor<?x?x?x33x3xf32>)
-// CHECK:         %[[X4:.*]] = tensor.collapse_shape %[[G]] {{\[\[}}0, 1], [2], [3], [4]] : tensor<?x?x?x33x3xf32> into tensor<?x?x33x3xf32>
-// CHECK:         %[[NOB:.*]] = arith.muli %[[N]], %[[NB]] : index
-// CHECK:         %[[Z:.*]] = tensor.empty(%[[NOB]], %[[OH]]) : tensor<?x?x16x4xf32>
-// CHECK:         %[[F:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%[[Z]] : tensor<?x?x16x4xf32>)
-// CHECK:         %[[C:.*]] = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%[[X4]], %[[K]] : tensor<?x?x33x3xf32>, tensor<3x3x3x4xf32>) outs(%[[F]] : tensor<?x?x16x4xf32>)
-// CHECK:         %[[Y5:.*]] = tensor.expand_shape %[[C]] {{\[\[}}0, 1], [2], [3], [4]] output_shape [%[[N]], %[[NB]], %[[OH]], 16, 4] : tensor<?x?x16x4xf32> into tensor<?x?x?x16x4xf32>
-// CHECK:         %[[T:.*]] = stablehlo.transpose %[[Y5]], dims = [0, 4, 2, 1, 3] : (tensor<?x?x?x16x4xf32>) -> tensor<?x4x?x?x16xf32>
-// CHECK:         %[[W:.*]] = tensor.collapse_shape %[[T]] {{\[\[}}0], [1], [2], [3, 4]] : tensor<?x4x?x?x16xf32> into tensor<?x4x?x?xf32>
+// CHECK:         %[[OB:.*]] = arith.divsi %[[B1]], %{{.*}} : index
+// CHECK:         %[[C7:.*]] = arith.constant 7 : index
+// CHECK:         %[[R1:.*]] = arith.addi %[[OH]], %[[C7]] : index
+// CHECK:         %[[RB:.*]] = arith.divsi %[[R1]], %{{.*}} : index
+// CHECK:         %[[E:.*]] = tensor.empty(%[[N]], %[[RB]], %[[OB]]) : tensor<?x?x?x17x33x3xf32>
+// CHECK:         %[[G:.*]] = linalg.generic {indexing_maps = [#[[HALO]], {{.*}}]{{.*}} ins(%[[P]] : tensor<?x?x?x3xf32>) outs(%[[E]] : tensor<?x?x?x17x33x3xf32>)
+// CHECK:         %[[X4:.*]] = tensor.collapse_shape %[[G]] {{\[\[}}0, 1, 2], [3], [4], [5]] : tensor<?x?x?x17x33x3xf32> into tensor<?x17x33x3xf32>
+// CHECK:         %[[NR:.*]] = arith.muli %[[N]], %[[RB]] : index
+// CHECK:         %[[NRO:.*]] = arith.muli %[[NR]], %[[OB]] : index
+// CHECK:         %[[Z:.*]] = tensor.empty(%[[NRO]]) : tensor<?x8x16x4xf32>
+// CHECK:         %[[F:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%[[Z]] : tensor<?x8x16x4xf32>)
+// CHECK:         %[[C:.*]] = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%[[X4]], %[[K]] : tensor<?x17x33x3xf32>, tensor<3x3x3x4xf32>) outs(%[[F]] : tensor<?x8x16x4xf32>)
+// CHECK:         %[[Y:.*]] = tensor.expand_shape %[[C]] {{\[\[}}0, 1, 2], [3], [4], [5]] output_shape [%[[N]], %[[RB]], %[[OB]], 8, 16, 4] : tensor<?x8x16x4xf32> into tensor<?x?x?x8x16x4xf32>
+// CHECK:         %[[T:.*]] = stablehlo.transpose %[[Y]], dims = [0, 5, 1, 3, 2, 4] : (tensor<?x?x?x8x16x4xf32>) -> tensor<?x4x?x8x?x16xf32>
+// CHECK:         %[[W:.*]] = tensor.collapse_shape %[[T]] {{\[\[}}0], [1], [2, 3], [4, 5]] : tensor<?x4x?x8x?x16xf32> into tensor<?x4x?x?xf32>
 // CHECK:         %[[S:.*]] = tensor.extract_slice %[[W]][0, 0, 0, 0] [%[[N]], 4, %[[OH]], %[[OW]]] [1, 1, 1, 1] : tensor<?x4x?x?xf32> to tensor<?x4x?x?xf32>
 // CHECK:         return %[[S]]
 func.func @conv2d_blocks(%arg0: tensor<?x3x?x?xf32>, %arg1: tensor<4x3x3x3xf32>) -> tensor<?x4x?x?xf32> {
@@ -40,17 +48,33 @@ func.func @conv2d_blocks(%arg0: tensor<?x3x?x?xf32>, %arg1: tensor<4x3x3x3xf32>)
 
 // -----
 
+// A static height (only W is `?`): blocks of 16 columns only, the rows whole (HP x BW halos,
+// 32 x 18 here), and the transpose back goes N x OB x OH x 16 x F -> N x F x OH x OB x 16.
+// CHECK-DAG:   #[[HALO1:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d2, d1 * 16 + d3, d4)>
+// CHECK-LABEL: func @conv2d_blocks_static_height
+// CHECK:         stablehlo.pad %{{.*}}, %{{.*}}, low = [0, 1, 1, 0], high = [0, 1, 16, 0]
+// CHECK:         linalg.generic {indexing_maps = [#[[HALO1]], {{.*}}]{{.*}} outs(%{{.*}} : tensor<2x?x32x18x3xf32>)
+// CHECK:         linalg.conv_2d_nhwc_hwcf {{.*}} ins(%{{.*}}, %{{.*}} : tensor<?x32x18x3xf32>, tensor<3x3x3x4xf32>) outs(%{{.*}} : tensor<?x30x16x4xf32>)
+// CHECK:         stablehlo.transpose %{{.*}}, dims = [0, 4, 2, 1, 3] : (tensor<2x?x30x16x4xf32>) -> tensor<2x4x30x?x16xf32>
+// CHECK:         tensor.extract_slice %{{.*}}[0, 0, 0, 0] [2, 4, 30, %{{.*}}] [1, 1, 1, 1] : tensor<2x4x30x?xf32> to tensor<2x4x30x?xf32>
+func.func @conv2d_blocks_static_height(%arg0: tensor<2x3x30x?xf32>, %arg1: tensor<4x3x3x3xf32>) -> tensor<2x4x30x?xf32> {
+  %0 = stablehlo.convolution(%arg0, %arg1) dim_numbers = [b, f, 0, 1]x[o, i, 0, 1]->[b, f, 0, 1], window = {stride = [1, 1], pad = [[1, 1], [1, 1]], rhs_dilate = [1, 1]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<2x3x30x?xf32>, tensor<4x3x3x3xf32>) -> tensor<2x4x30x?xf32>
+  return %0 : tensor<2x4x30x?xf32>
+}
+
+// -----
+
 // jax's NHWC / HWIO layout: the direct form needs no transpose of the input or the kernel, and
-// the blocks go back to NHWC (N x OH x OB x 16 x F) with the dilation in the halo width
-// (15 + 2 * 2 + 1 = 20 columns).
-// CHECK-DAG:   #[[HALO2:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d2, d1 * 16 + d3, d4)>
+// the blocks go back to NHWC (N x RB x 8 x OB x 16 x F) with the dilation in the halo (7 + 2 * 2
+// + 1 = 12 rows, 15 + 2 * 2 + 1 = 20 columns).
+// CHECK-DAG:   #[[HALO2:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1 * 8 + d3, d2 * 16 + d4, d5)>
 // CHECK-LABEL: func @conv2d_blocks_nhwc
 // CHECK-NOT:     stablehlo.transpose %arg
-// CHECK:         stablehlo.pad %arg0, %{{.*}}, low = [0, 2, 2, 0], high = [0, 2, 17, 0]
-// CHECK:         linalg.generic {indexing_maps = [#[[HALO2]], {{.*}}]{{.*}} outs(%{{.*}} : tensor<?x?x?x20x3xf32>)
-// CHECK:         linalg.conv_2d_nhwc_hwcf {dilations = dense<2> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%{{.*}}, %arg1 : tensor<?x?x20x3xf32>, tensor<3x3x3x8xf32>)
-// CHECK:         stablehlo.transpose %{{.*}}, dims = [0, 2, 1, 3, 4] : (tensor<?x?x?x16x8xf32>) -> tensor<?x?x?x16x8xf32>
-// CHECK:         tensor.collapse_shape %{{.*}} {{\[\[}}0], [1], [2, 3], [4]] : tensor<?x?x?x16x8xf32> into tensor<?x?x?x8xf32>
+// CHECK:         stablehlo.pad %arg0, %{{.*}}, low = [0, 2, 2, 0], high = [0, 9, 17, 0]
+// CHECK:         linalg.generic {indexing_maps = [#[[HALO2]], {{.*}}]{{.*}} outs(%{{.*}} : tensor<?x?x?x12x20x3xf32>)
+// CHECK:         linalg.conv_2d_nhwc_hwcf {dilations = dense<2> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%{{.*}}, %arg1 : tensor<?x12x20x3xf32>, tensor<3x3x3x8xf32>)
+// CHECK:         stablehlo.transpose %{{.*}}, dims = [0, 1, 3, 2, 4, 5] : (tensor<?x?x?x8x16x8xf32>) -> tensor<?x?x8x?x16x8xf32>
+// CHECK:         tensor.collapse_shape %{{.*}} {{\[\[}}0], [1, 2], [3, 4], [5]] : tensor<?x?x8x?x16x8xf32> into tensor<?x?x?x8xf32>
 // CHECK:         tensor.extract_slice
 func.func @conv2d_blocks_nhwc(%arg0: tensor<?x?x?x3xf32>, %arg1: tensor<3x3x3x8xf32>) -> tensor<?x?x?x8xf32> {
   %0 = stablehlo.convolution(%arg0, %arg1) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f], window = {stride = [1, 1], pad = [[2, 2], [2, 2]], rhs_dilate = [2, 2]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<?x?x?x3xf32>, tensor<3x3x3x8xf32>) -> tensor<?x?x?x8xf32>
