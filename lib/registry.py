@@ -109,6 +109,8 @@ _PASSES: dict[str, str] = {
     "symhlo-lower-torch-sort": "lower_torch_sort:LowerTorchSort",
     "symhlo-lower-torch-control-flow": "lower_torch_control_flow:LowerTorchControlFlow",
     "symhlo-prepare-loops-for-iree": "prepare_loops_for_iree:PrepareLoopsForIree",
+    "symhlo-widen-narrow-region-values-for-iree":
+        "widen_narrow_region_values_for_iree:WidenNarrowRegionValuesForIree",
     "symhlo-lower-torch-complex": "lower_torch_complex:LowerTorchComplex",
     "symhlo-lower-data-dependent-slices": "lower_data_dependent_slices:LowerDataDependentSlices",
     "symhlo-lower-torch-scatter-reduce": "lower_torch_scatter_reduce:LowerTorchScatterReduce",
@@ -169,7 +171,8 @@ _PIPELINES: dict[str, tuple[str, list[str]]] = {
          "symhlo-lower-dynamic-indexing-for-iree", "symhlo-prepare-for-iree",
          "symhlo-defer-softmax-normalization-for-iree", "symhlo-pad-bounded-matmul-rows-for-iree",
          "symhlo-lower-dynamic-windows-for-iree", "canonicalize", "cse",
-         "symhlo-prepare-loops-for-iree", "symhlo-convert-unsigned-to-signless-for-iree"],
+         "symhlo-widen-narrow-region-values-for-iree", "symhlo-prepare-loops-for-iree",
+         "symhlo-convert-unsigned-to-signless-for-iree"],
     ),
 }
 

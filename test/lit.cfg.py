@@ -3,8 +3,8 @@
 #   make lit        # == lit -sv test
 #
 # Substitutions: `symhlo-opt` runs this checkout's tools/symhlo-opt with the running Python,
-# `FileCheck` is the `filecheck` package (a Python port of LLVM's FileCheck), `%python` is the
-# interpreter running lit (the venv's).
+# `iree-opt` is the venv's, `FileCheck` is the `filecheck` package (a Python port of LLVM's
+# FileCheck), `%python` is the interpreter running lit (the venv's).
 
 import os
 import shutil
@@ -43,6 +43,11 @@ config.substitutions.append(
      f"{sys.executable} {os.path.join(_root, 'tools', 'symhlo-opt')}"))
 config.substitutions.append((r"(?<![\w/.-])FileCheck(?![\w.-])",
                              f"{_filecheck()} --enable-var-scope"))
+# `iree-opt` is the one iree-base-compiler installs next to the interpreter (test/iree-3.13-faults
+# keeps IREE's own faults that symhlo works around as sentinels).
+_iree_opt = os.path.join(_bin, "iree-opt")
+if os.path.exists(_iree_opt):
+    config.substitutions.append((r"(?<![\w/.-])iree-opt(?![\w.-])", _iree_opt))
 
 # Python tests import symhlo (the editable install) and must not pick up a user's site dir.
 config.environment["PYTHONNOUSERSITE"] = "1"

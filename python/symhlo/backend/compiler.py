@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import struct
 import sys
 import threading
@@ -137,6 +138,7 @@ def compile_to_vmfb(stablehlo_text: str, target: str = "cpu", target_arch: str |
     demoted = [f for f in flags if f.startswith("--iree-input-demote-f64-to-f32")][-1]
     with timer.stage(Stage.IREE_INPUT):
         iree_input = prepare_for_iree(stablehlo_text, demote_f64=not demoted.endswith(("=false", "=0")))
+    flags += control_flow_offset_flags(iree_input, flags)
     with timer.stage(Stage.IREE):
         try:
             return _iree_compile(iree_input, target, flags)
@@ -151,6 +153,40 @@ def compile_to_vmfb(stablehlo_text: str, target: str = "cpu", target_arch: str |
 
 
 _DATA_TILING = "--iree-global-opt-data-tiling"
+
+_OFFSET_ALIGNMENT = "--iree-stream-resource-min-offset-alignment"
+_REGION_CONTROL_FLOW = re.compile(r"\bstablehlo\.(?:while|if|case)\b")
+
+
+def control_flow_offset_flags(iree_input: str, flags: Sequence[str]) -> list[str]:
+    """`--iree-stream-resource-min-offset-alignment=4` for a module with region control flow
+    (stablehlo.while / if / case), unless `flags` set the alignment themselves: IREE 3.13 folded a
+    buffer offset to a wrong constant there with its default 64.
+
+    IREE packs the `?`-sized values one execution region produces into one allocation, at offsets
+    `util.align(size of the slices before, 64) + ...`, and carries each value's offset through the
+    scf.while / scf.if that a stablehlo.while / if / case becomes. Its integer range analysis
+    (iree-util-optimize-int-arithmetic, in the stream pipeline) gives `util.align %size, 64` no
+    range when %size may be within 63 of 2^64 (its aligned upper bound wraps), as every product of
+    unbounded sizes may be; where such an offset meets a constant offset (the loop entry's, the
+    other branch's), the join is the constant alone and the offset is folded to it. A loop then
+    reads its second `?x?` state at the first one's offset, a cond returns one result's bytes for
+    another, silently (test/e2e/test_control_flow.py's SplatStateLoops: a while_loop swapping two
+    `?x?` states from zeros / ones, three states rotating, a swap without torch.where, a cond
+    returning two `?x?` tensors; most elements wrong; test/iree-3.13-faults keeps the fold).
+
+    Aligned to 4, an offset after slices whose sizes are multiples of 4 bytes needs no `util.align`
+    (IREE folds it) and keeps its value; symhlo-widen-narrow-region-values-for-iree makes the
+    `?`-shaped values that cross a region boundary 4-byte elements (f16 states were still wrong).
+    Alignments below 4 are no fix: at 1 or 2 an f32 buffer could start at an offset that is no
+    multiple of 4 and cholesky(a @ a.mT + I) came back as the identity, silently.
+    """
+    if any(f.startswith(_OFFSET_ALIGNMENT) for f in flags):
+        return []
+    if not _REGION_CONTROL_FLOW.search(iree_input):
+        return []
+    _bump("offset_alignment_1")
+    return [f"{_OFFSET_ALIGNMENT}=4"]
 
 
 def _trim(text: str, limit: int = 4000) -> str:
