@@ -217,3 +217,20 @@ def test_unreadable_size_guards_are_reported_not_dropped():
     unparsed = []
     assert relations_from_guards(ep, [InputSpec("x", "float32", [n, 4])], unparsed) == ["s0 >= 3"]
     assert unparsed == ["L['x'].size()[0] in (4, 8)"]
+
+
+def test_control_flow_modules_compile_with_four_byte_offsets():
+    """IREE 3.13 folded a packed `?x?` loop state's offset to another's at its default 64-byte
+    alignment (README, Control flow): a module with a stablehlo.while / if / case gets
+    `--iree-stream-resource-min-offset-alignment=4`, one without keeps IREE's default, and a
+    user's own alignment flag wins."""
+    from symhlo.backend.compiler import control_flow_offset_flags
+
+    loop = "%0:2 = stablehlo.while(%a = %x) : tensor<?xf32>\n"
+    branch = '%0 = "stablehlo.if"(%p) ({\n'
+    plain = "%0 = stablehlo.add %x, %x : tensor<?xf32>\n"
+    flag = "--iree-stream-resource-min-offset-alignment"
+    assert control_flow_offset_flags(loop, []) == [f"{flag}=4"]
+    assert control_flow_offset_flags(branch, ["--iree-llvmcpu-target-cpu=host"]) == [f"{flag}=4"]
+    assert control_flow_offset_flags(plain, []) == []
+    assert control_flow_offset_flags(loop, [f"{flag}=64"]) == []
