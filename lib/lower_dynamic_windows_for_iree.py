@@ -152,7 +152,7 @@ def _inverse(perm: list[int]) -> list[int]:
 
 def convert_stablehlo_convolution(op: ir.Operation, block_width: int = 1,
                                   block_max_channels: int = 0, direct_max_filters: int = 0,
-                                  block_rows: int = 0) -> bool:
+                                  block_rows: int = 0, blocked_outputs: list | None = None) -> bool:
     """stablehlo.convolution over `?` spatial dims, in any layout -> stablehlo.pad + im2col matmul
     or linalg.conv_{1d_ncw_fcw, 2d_nchw_fchw, 3d_ncdhw_fcdhw, 2d_ngchw_gfchw} between transposes
     to and from the canonical layout; also a grouped convolution whose only `?` dim is the batch
@@ -224,8 +224,10 @@ def convert_stablehlo_convolution(op: ir.Operation, block_width: int = 1,
             _window_out_size(e, padded, 1 + i, window[i], strides[i], rhs_dil[i], extra[i])
             for i in range(nsp)]
         if direct:
-            new = conv_as_blocked_direct(e, padded, k, result_t, y_cl, sizes, strides, rhs_dil,
-                                         block, rows)
+            new, blocks = conv_as_blocked_direct(e, padded, k, result_t, y_cl, sizes, strides,
+                                                 rhs_dil, block, rows)
+            if blocked_outputs is not None:
+                blocked_outputs.append((new, blocks))
         else:
             new = conv_as_im2col_matmul(e, padded, k, y_cl_t, sizes, strides, rhs_dil, block)
             new = _transpose(e, new, _inverse(y_cl))
@@ -347,7 +349,7 @@ def conv_as_im2col_matmul(e: OpBuilder, padded: ir.Value, k: ir.Value, result_t:
 
 def conv_as_blocked_direct(e: OpBuilder, padded: ir.Value, k: ir.Value, result_t: ir.RankedTensorType,
                            y_cl: list[int], sizes: list, strides, dilations, block: int,
-                           rows: int = 0) -> ir.Value:
+                           rows: int = 0) -> tuple[ir.Value, "ConvBlocks"]:
     """An ungrouped 2-D convolution of the padded channels-last `N x HP x WP x C` input with the
     `KH x KW x C x F` kernel as a direct convolution over blocks of `block` output columns (and,
     with `rows` > 0, of `rows` output rows), giving the op's `result_t` (its axes are the
@@ -419,14 +421,44 @@ def conv_as_blocked_direct(e: OpBuilder, padded: ir.Value, k: ir.Value, result_t
     out = _filled(e, y4_t, [nbatch, None if rows else sizes[1], None, None], e.constant(elt, 0.0))
     with e.loc, e.ip:
         y4 = linalg.conv_2d_nhwc_hwcf(x4, k, outs=[out], strides=strides, dilations=dilations)
+    blocks = ConvBlocks(y4, n, outer_sizes, rows, y_cl)
+    # drop the last blocks' positions past OH and OW
+    final = [sizes[y_cl.index(a)] if is_dynamic(result_t.shape[a]) else result_t.shape[a]
+             for a in range(4)]
+    return _unblock(e, y4, blocks, result_t, final, None if rows else sizes[1]), blocks
+
+
+@dataclass(frozen=True)
+class ConvBlocks:
+    """How a direct conv over blocks laid out its `y4 = (N*RB*OB | N*OB) x R x T x F` result:
+    the outer sizes (N, RB, OB or N, OB), `rows` (0: the rows were not blocked) and the
+    channels-last axes of the op's result (`y_cl`)."""
+
+    y4: ir.Value
+    n: int
+    outer_sizes: list
+    rows: int
+    y_cl: list
+
+
+def _unblock(e: OpBuilder, y4: ir.Value, blocks: ConvBlocks, result_t: ir.RankedTensorType,
+             final: list, r_size: ir.Value | None) -> ir.Value:
+    """`(N*RB*OB | N*OB) x R x T x F` blocks -> the op's layout (`result_t`, axes permuted by
+    `blocks.y_cl`), sliced to `final` sizes: expand, one transpose, collapse, slice.
+    `r_size`: R as an index value where R is `?` (rows not blocked over a `?` height)."""
+    y4_t = ir.RankedTensorType(y4.type)
+    r, t, f = y4_t.shape[1:]
+    elt = y4_t.element_type
+    dyn = ir.ShapedType.get_dynamic_size()
+    n, y_cl, no = blocks.n, blocks.y_cl, len(blocks.outer_sizes)
     # channels-last axis -> axes of the expanded y, in the result's order
-    if rows:
-        y_t = ir.RankedTensorType.get([n, dyn, dyn, rows, block, f], elt)
-        y_sizes = [sizes[0], rb, ob]
+    if blocks.rows:
+        y_t = ir.RankedTensorType.get([n, dyn, dyn, r, t, f], elt)
+        y_sizes = blocks.outer_sizes
         parts = {0: [0], 1: [1, 3], 2: [2, 4], 3: [5]}
     else:
-        y_t = ir.RankedTensorType.get([n, dyn, oh, block, f], elt)
-        y_sizes = [sizes[0], ob, sizes[1]]
+        y_t = ir.RankedTensorType.get([n, dyn, r, t, f], elt)
+        y_sizes = blocks.outer_sizes + [r_size]
         parts = {0: [0], 1: [2], 2: [1, 3], 3: [4]}
     y = e.expand_shape(y4, [list(range(no)), [no], [no + 1], [no + 2]], y_t,
                        [v for v, s in zip(y_sizes, y_t.shape) if is_dynamic(s)])
@@ -438,9 +470,7 @@ def conv_as_blocked_direct(e: OpBuilder, padded: ir.Value, k: ir.Value, result_t
         i += len(grp)
     wide = [dyn if len(grp) > 1 else result_t.shape[a] for a, grp in enumerate(order)]
     yc = e.collapse_shape(yt, groups, ir.RankedTensorType.get(wide, elt))
-    # drop the last blocks' positions past OH and OW
-    return e.extract_slice(yc, [0] * 4, [sizes[y_cl.index(a)] if is_dynamic(result_t.shape[a])
-                                         else result_t.shape[a] for a in range(4)])
+    return e.extract_slice(yc, [0] * 4, final)
 
 
 def _grouped_conv_2d(e: OpBuilder, padded: ir.Value, k: ir.Value, result_t: ir.RankedTensorType,
@@ -548,6 +578,185 @@ def _transpose(e: OpBuilder, x: ir.Value, perm: list[int]) -> ir.Value:
                     {"permutation": ir.DenseI64ArrayAttr.get(perm)})
 
 
+# elementwise ops a pooling is moved above (onto a conv's blocks), with per-channel operands
+_CHANNELWISE = {
+    "stablehlo.add", "stablehlo.subtract", "stablehlo.multiply", "stablehlo.divide",
+    "stablehlo.maximum", "stablehlo.minimum", "stablehlo.negate", "stablehlo.exponential",
+    "stablehlo.logistic", "stablehlo.tanh", "stablehlo.sqrt", "stablehlo.rsqrt", "stablehlo.abs",
+}
+
+
+def _single_use(v: ir.Value) -> bool:
+    return len(list(v.uses)) == 1
+
+
+def _per_channel(v: ir.Value, channel: int) -> tuple[ir.Value, int | None] | None:
+    """(c, k) when `v` is a splat constant or a broadcast of a static `c` that varies along the
+    result's `channel` axis at most (c's axis k; None: a scalar broadcast); else None."""
+    op = _defining(v)
+    if op is None:
+        return None
+    if op.name == "stablehlo.constant":
+        attr = op.attributes["value"]
+        if isinstance(attr, ir.DenseElementsAttr) and attr.is_splat:
+            return v, None
+        return None
+    if op.name not in ("stablehlo.broadcast_in_dim", "stablehlo.dynamic_broadcast_in_dim"):
+        return None
+    c = op.operands[0]
+    c_t = ir.RankedTensorType(c.type)
+    if not c_t.has_static_shape:
+        return None
+    dims = [int(d) for d in ir.DenseI64ArrayAttr(op.attributes["broadcast_dimensions"])]
+    kc = None
+    for k, d in enumerate(dims):
+        if d == channel and c_t.shape[k] != 1:
+            kc = k
+        elif c_t.shape[k] != 1:
+            return None
+    return c, kc
+
+
+def _defining(v: ir.Value) -> ir.Operation | None:
+    owner = v.owner
+    if isinstance(owner, ir.Block):
+        return None
+    return owner.operation if hasattr(owner, "operation") else owner
+
+
+def _channel_broadcast(e: OpBuilder, c: ir.Value, kc: int | None, like: ir.Value) -> ir.Value:
+    """`c` (a splat constant, or varying along its axis `kc`) broadcast over `like`'s
+    `B x R x T x F` blocks along F."""
+    c_t = ir.RankedTensorType(c.type)
+    op = _defining(c)
+    if kc is None:
+        if op is not None and op.name == "stablehlo.constant" and c_t.rank:
+            attr = ir.DenseElementsAttr(op.attributes["value"])
+            c = e.value("stablehlo.constant", [ir.RankedTensorType.get([], c_t.element_type)], [],
+                        {"value": ir.DenseElementsAttr.get_splat(
+                            ir.RankedTensorType.get([], c_t.element_type), attr.get_splat_value())})
+        else:
+            c = e.hlo_reshape(c, [])
+        dims = []
+    else:
+        c = e.hlo_reshape(c, [c_t.shape[kc]])
+        dims = [3]
+    like_t = ir.RankedTensorType(like.type)
+    shape = e.value("stablehlo.concatenate",
+                    [ir.RankedTensorType.get([4], ir.IntegerType.get_signless(64))],
+                    [e.hlo_dim(like, a) for a in range(4)],
+                    {"dimension": ir.IntegerAttr.get(ir.IntegerType.get_signless(64), 0)})
+    out_t = ir.RankedTensorType.get(like_t.shape, ir.RankedTensorType(c.type).element_type)
+    attrs = {"broadcast_dimensions": ir.DenseI64ArrayAttr.get(dims)}
+    if dims:
+        attrs["known_nonexpanding_dimensions"] = ir.DenseI64ArrayAttr.get([0])
+    return e.value("stablehlo.dynamic_broadcast_in_dim", [out_t], [c, shape], attrs)
+
+
+def pool_over_conv_blocks(op: ir.Operation, blocked: list) -> bool:
+    """Non-overlapping pooling (window = stride, dividing the blocks; no padding or dilation)
+    of per-channel elementwise ops (batch norm, ReLU) of a direct conv's blocked result
+    (`conv_as_blocked_direct`): the elementwise ops and a `linalg.pooling_nhwc_*` run on the
+    conv's `B x R x T x F` blocks (static R, T: IREE tiles them like a static pooling, and the
+    elementwise ops fuse into the conv's dispatch), and only the pooled blocks go back to the
+    op's layout:
+
+        %s = slice(collapse(transpose(expand(%y4))))     (the conv, N x F x OH x OW)
+        %b = stablehlo.maximum (stablehlo.multiply %s, %scale), %zero
+        %p = "stablehlo.reduce_window"(%b, %ninf) {window_dimensions = [1, 1, 2, 2], window_strides = [1, 1, 2, 2]}
+      ==>
+        %b4 = stablehlo.maximum (stablehlo.multiply %y4, %scale4), %zero4   : B x 8 x 16 x F
+        %p4 = linalg.pooling_nhwc_max %b4 (2 x 2, stride 2)                 : B x 4 x 8 x F
+        %p = slice(collapse(transpose(expand(%p4))))                        : N x F x PH x PW
+
+    A pooled position whose window lies inside OH x OW reads the same values as before; the
+    blocks' positions past OH / OW only feed pooled positions that are sliced off. Returns False
+    (and changes nothing) for any other reduce_window."""
+    if not blocked or len(op.operands) != 2:
+        return False
+    body = reduce_window_body(op)
+    if body not in ("stablehlo.maximum", "stablehlo.add"):
+        return False
+    x_t = ir.RankedTensorType(op.operands[0].type)
+    if x_t.rank != 4:
+        return False
+    window = _i64s(op, "window_dimensions", 4, 1)
+    strides = _i64s(op, "window_strides", 4, 1)
+    low, high = _padding(op, 4)
+    if any(_i64s(op, a, 4, 1) != [1] * 4 for a in ("base_dilations", "window_dilations")) \
+            or any(low) or any(high) or window != strides:
+        return False
+    # walk up the single-use per-channel elementwise chain to a direct conv's sliced result
+    chain, v, info = [], op.operands[0], None
+    while True:
+        info = next((b for r, b in blocked if r == v), None)
+        if info is not None:
+            break
+        d = _defining(v)
+        if d is None or d.name not in _CHANNELWISE or not _single_use(v):
+            return False
+        channel = None  # filled once info is known; check the operands' form below
+        mains = [o for o in d.operands if _defining(o) is None or _defining(o).name not in
+                 ("stablehlo.constant", "stablehlo.broadcast_in_dim",
+                  "stablehlo.dynamic_broadcast_in_dim")]
+        if len(mains) != 1:
+            return False
+        chain.append(d)
+        v = mains[0]
+    y_cl = info.y_cl
+    bax, hax, wax, fax = y_cl
+    y4_t = ir.RankedTensorType(info.y4.type)
+    r, t = y4_t.shape[1], y4_t.shape[2]
+    kh, kw = window[hax], window[wax]
+    if window[bax] != 1 or window[fax] != 1 or t % kw or (not is_dynamic(r) and info.rows and r % kh):
+        return False
+    if is_dynamic(r):
+        return False  # a `?` height not in blocks: the plain lowering
+    per_channel = []
+    for d in chain:
+        ops_ = []
+        for o in d.operands:
+            if o == v or any(o == c.results[0] for c in chain):
+                ops_.append(None)
+                continue
+            pc = _per_channel(o, fax)
+            if pc is None:
+                return False
+            ops_.append(pc)
+        per_channel.append(ops_)
+    e = OpBuilder(op)
+    cur = info.y4
+    for d, ops_ in zip(reversed(chain), reversed(per_channel)):
+        new_ops = [cur if pc is None else _channel_broadcast(e, pc[0], pc[1], cur) for pc in ops_]
+        new = d.clone(ip=e.ip)
+        for i, nv in enumerate(new_ops):
+            new.operands[i] = nv
+        res_t = ir.RankedTensorType(d.results[0].type)
+        new.results[0].set_type(ir.RankedTensorType.get(ir.RankedTensorType(cur.type).shape,
+                                                        res_t.element_type))
+        cur = new.results[0]
+    elt = ir.RankedTensorType(cur.type).element_type
+    x, init_t = op.operands
+    init = e.value("tensor.extract", [elt], [init_t])
+    pooled_t = ir.RankedTensorType.get([y4_t.shape[0], r // kh, t // kw, y4_t.shape[3]], elt)
+    out = _filled(e, pooled_t, [e.tensor_dim(cur, 0)], init)
+    named = _POOLING[(body, 2, True)]
+    with e.loc, e.ip:
+        kernel = tensor.empty([kh, kw], elt)
+        p4 = getattr(linalg, named)(cur, kernel, outs=[out], strides=[kh, kw], dilations=[1, 1])
+    result_t = ir.RankedTensorType(op.results[0].type)
+    # sizes from the conv's sliced result (the elementwise ops keep them), so that the old
+    # chain dies
+    final = [(_window_out_size(e, v, a, window[a], strides[a], 1) if a in (hax, wax)
+              else e.tensor_dim(v, a)) if is_dynamic(result_t.shape[a]) else result_t.shape[a]
+             for a in range(4)]
+    pooled_blocks = ConvBlocks(p4, info.n, info.outer_sizes, info.rows // kh if info.rows else 0, y_cl)
+    new = _unblock(e, p4, pooled_blocks, result_t, final, None)
+    op.results[0].replace_all_uses_with(new)
+    op.erase()
+    return True
+
+
 def convert_stablehlo_reduce_window(op: ir.Operation) -> bool:
     """stablehlo.reduce_window (max/add) with `?` windowed dims, in any layout -> stablehlo.pad
     (with the init value) + linalg.pooling_{ncw,nchw,nwc,nhwc,ndhwc}_{max,sum}, between
@@ -626,9 +835,12 @@ class LowerDynamicWindowsForIree(Pass):
                       lambda op: convert_stablehlo_convolution(op, self.block_width,
                                                                self.block_max_channels,
                                                                self.direct_max_filters,
-                                                               self.block_rows),
-                      "stablehlo.reduce_window": convert_stablehlo_reduce_window}
+                                                               self.block_rows, blocked),
+                      "stablehlo.reduce_window":
+                      lambda op: (pool_over_conv_blocks(op, blocked)
+                                  or convert_stablehlo_reduce_window(op))}
         diags = []
+        blocked = []  # (sliced result, ConvBlocks) of the direct convs lowered so far
 
         def reporting(convert):
             def pattern(op: ir.Operation) -> bool:

@@ -244,7 +244,8 @@ ROWS: tuple[Row, ...] = (
         "and spatial dims",
         ("test_core_models.py::test_conv_dynamic_batch", "test_cnn_ops.py::test_conv2d",
          "test_cnn_ops.py::test_conv_transpose2d", "test_cnn_ops.py::test_conv1d_stride_padding",
-         "test_cnn_ops.py::test_iree_input_lowers_dynamic_windows_to_linalg")),
+         "test_cnn_ops.py::test_iree_input_lowers_dynamic_windows_to_linalg",
+         "test_cnn_ops.py::test_conv_bn_relu_pool_over_blocks")),
     Row("op", "convolution (grouped, depthwise, 3-D)",
         "grouped / depthwise conv1d (wav2vec2) and conv2d (also with only the batch `?`), transposed conv1d, conv3d over `?` batch "
         "and spatial dims; 1x1.. kernels over one input channel",

@@ -127,6 +127,47 @@ def test_batch_norm_inference():
     check_model("batch_norm2d", BatchNormRelu(), (randn(2, 3, 12, 10),), _dims_2d(4), _nchw(3))
 
 
+class ConvBnReluPool(nn.Module):
+    """conv -> batch norm -> ReLU -> 2x2 max pool, twice, then a 3x3 stride-2 average pool
+    (windows that overlap: not moved onto the conv's blocks)."""
+
+    def __init__(self):
+        super().__init__()
+        torch.manual_seed(0)
+        self.c1, self.c2 = nn.Conv2d(3, 8, 3, padding=1), nn.Conv2d(8, 16, 3, padding=1, bias=False)
+        self.b1, self.b2 = nn.BatchNorm2d(8), nn.BatchNorm2d(16)
+        for bn in (self.b1, self.b2):
+            bn.running_mean.uniform_(-0.5, 0.5)
+            bn.running_var.uniform_(0.5, 2.0)
+            bn.weight.data.uniform_(0.5, 1.5)
+            bn.bias.data.uniform_(-0.5, 0.5)
+
+    def forward(self, x):
+        x = F.max_pool2d(F.relu(self.b1(self.c1(x))), 2)
+        x = F.max_pool2d(F.relu(self.b2(self.c2(x))), 2)
+        return F.avg_pool2d(x, 3, stride=2, padding=1)
+
+
+def test_conv_bn_relu_pool_over_blocks():
+    """The few-channel convs are direct convs over 8 x 16 blocks, and each BN + ReLU + 2x2 max
+    pool runs on the blocks before they go back to NCHW; odd H/W (17 x 35, 37 x 13) leave partial
+    blocks and odd rows / columns that the pooling drops."""
+    from symhlo.backend.compiler import prepare_for_iree
+
+    from e2e_harness import op_names
+
+    import symhlo
+
+    model = ConvBnReluPool().eval()
+    # torch.export specializes a pooled size of 1: H and W from 12
+    example = (randn(2, 3, 40, 44),)
+    prog = symhlo.export(model, example, dynamic_shapes=_dims_2d(12))
+    iree = op_names(prepare_for_iree(prog.text, call_checks=False))
+    assert "linalg.conv_2d_nhwc_hwcf" in iree and "linalg.pooling_nhwc_max" in iree
+    check_model("conv_bn_relu_pool", model, example, _dims_2d(12),
+                [(randn(1, 3, 12, 12),), (randn(3, 3, 17, 35),), (randn(2, 3, 37, 13),)])
+
+
 @pytest.mark.parametrize("mode", ["nearest", "bilinear"])
 def test_interpolate_scale2(mode):
     fn = lambda x: F.interpolate(x, scale_factor=2, mode=mode)  # noqa: E731
@@ -158,7 +199,8 @@ def test_upsample_concat_skip(mode):
 def test_iree_input_lowers_dynamic_windows_to_linalg():
     """The portable StableHLO keeps convolution / reduce_window; only IREE's copy gets linalg
     (this few-channel convolution as a direct convolution over blocks of 16 output columns: a
-    linalg.generic copying each block's input columns, then linalg.conv_2d_nhwc_hwcf)."""
+    linalg.generic copying each block's input columns, then linalg.conv_2d_nhwc_hwcf; the 2x2
+    max pool of its result runs on those blocks, channels-last)."""
     import symhlo
     from symhlo.backend.compiler import prepare_for_iree
 
@@ -170,5 +212,5 @@ def test_iree_input_lowers_dynamic_windows_to_linalg():
     assert "stablehlo.convolution" in pure and "stablehlo.reduce_window" in pure
     iree = op_names(prepare_for_iree(prog.text, call_checks=False))
     assert "linalg.generic" in iree and "linalg.conv_2d_nhwc_hwcf" in iree
-    assert "linalg.pooling_nchw_max" in iree
+    assert "linalg.pooling_nhwc_max" in iree
     assert "stablehlo.convolution" not in iree and "stablehlo.reduce_window" not in iree
