@@ -113,7 +113,7 @@ def test_prefill_returns_the_cache(family, b, s):
     _assert_output_equal(gen.prefill(ids), want)
 
 
-@pytest.mark.parametrize("b,p", [(1, 2), (2, 9), (4, 3)])
+@pytest.mark.parametrize("b,p", [(1, 2), (2, 9), (4, 3), (8, 5)])
 def test_decode_takes_the_cache(family, b, p):
     """cm(ids) then cm(next_ids, past_key_values=out.past_key_values), as eager."""
     _, lm, gen = family
