@@ -8,7 +8,13 @@ time (sum of its tiles' times over the workers), and per module the wall and the
 per call. With `--rounds N` the modules run alternately N times and each number is the minimum
 over the rounds (the process CPU time also the median over them): on a shared machine a single
 run moves 2-3x per dispatch (another process preempts a worker mid-tile), and the minimum is the
-steadiest.
+steadiest; `--stat median` reports medians everywhere.
+`--drop-pass PASS` adds a third module: the dynamic one prepared without that pass (an A/B of one
+IREE-preparation pass in the same session). iree-benchmark-module runs with glibc's heap set as
+symhlo's runtime sets it during a call (MALLOC_MMAP_MAX_=0, MALLOC_TRIM_THRESHOLD_=1 GiB; see
+symhlo.backend.host_heap), unless `--system-malloc`: without it every large transient block is
+mapped afresh per call and the dynamic module's process CPU time includes ~30 ms of page faults
+that symhlo's own calls do not pay (GPT d=256 at (4, 512)).
 
     .venv/bin/python bench/dispatch_profile.py small-cnn 8
     .venv/bin/python bench/dispatch_profile.py gpt2-d256 4,512 --layers 2 --min-time 3 --rounds 3
@@ -24,6 +30,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import statistics
 import subprocess
 import sys
 from pathlib import Path
@@ -50,8 +57,11 @@ def tool(name: str) -> str:
 _UNIT_MS = {"ns": 1e-6, "us": 1e-3, "ms": 1.0, "s": 1e3}
 
 
+HOST_HEAP_ENV = {"MALLOC_MMAP_MAX_": "0", "MALLOC_TRIM_THRESHOLD_": str(1 << 30)}
+
+
 def profile(vmfb: Path, inputs: list[Path], out: Path, min_time: float,
-            runtime_flags: list[str] = ()) -> tuple[dict, tuple[float, float]]:
+            runtime_flags: list[str] = (), env: dict | None = None) -> tuple[dict, tuple[float, float]]:
     """Per dispatch function (mean ms, min ms, CPU ms per call) from a host-execution profile,
     and the module's (wall ms, process CPU ms) per call from iree-benchmark-module."""
     prof = out.with_suffix(".ireeprof")
@@ -59,7 +69,8 @@ def profile(vmfb: Path, inputs: list[Path], out: Path, min_time: float,
            *[f"--input=@{p}" for p in inputs], f"--benchmark_min_time={min_time}s",
            "--device_profiling_mode=host-execution", f"--device_profiling_output={prof}",
            *runtime_flags]
-    bench = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
+    bench = subprocess.run(cmd, capture_output=True, text=True, check=True,
+                           env=None if env is None else {**os.environ, **env}).stdout
     f = next(ln for ln in bench.splitlines() if ln.startswith("BM_")).split()
     per_call = (float(f[1]) * _UNIT_MS[f[2]], float(f[3]) * _UNIT_MS[f[4]])
     stats = subprocess.run([tool("iree-profile"), "statistics", "--format=jsonl", str(prof)],
@@ -87,6 +98,12 @@ def main(argv=None) -> int:
                    help="extra iree-benchmark-module flags, e.g. --task_topology_group_count=1")
     p.add_argument("--rounds", type=int, default=1,
                    help="run the modules alternately this many times; report the minimum of each number")
+    p.add_argument("--stat", choices=("min", "median"), default="min",
+                   help="how the rounds are summarized (default: the minimum)")
+    p.add_argument("--drop-pass", default="",
+                   help="also profile the dynamic module prepared without this IREE-preparation pass")
+    p.add_argument("--system-malloc", action="store_true",
+                   help="leave glibc's malloc settings alone (symhlo's runtime changes them during a call)")
     p.add_argument("--out", default="/tmp/symhlo-dispatch-profile")
     a = p.parse_args(argv)
     import symhlo
@@ -105,36 +122,62 @@ def main(argv=None) -> int:
     progs = {"dyn": symhlo.export(model, run.export_example(spec), dynamic_shapes=run.dynamic_shapes(spec)),
              "static": symhlo.export(model, xs)}
     flags = iree_flags("cpu", None, a.iree_flags.split()) + ["--iree-input-demote-f64-to-f32=true"]
+    texts = {name: prepare_for_iree(prog.text) for name, prog in progs.items()}
+    if a.drop_pass:
+        texts = {"dyn": texts["dyn"], f"dyn-no-{a.drop_pass}": prepare_without(progs["dyn"].text, a.drop_pass),
+                 "static": texts["static"]}
     vmfbs = {}
-    for name, prog in progs.items():
+    for name, text in texts.items():
         src = out / f"{name}.iree.mlir"
-        src.write_text(prepare_for_iree(prog.text))
+        src.write_text(text)
         vmfbs[name] = out / f"{name}.vmfb"
-        own = a.dyn_iree_flags.split() if name == "dyn" else []
+        own = a.dyn_iree_flags.split() if name.startswith("dyn") else []
         subprocess.run([tool("iree-compile"), "--iree-input-type=stablehlo", *flags, *own, str(src), "-o",
                         str(vmfbs[name])], check=True)
     runs = {name: [] for name in vmfbs}
     loads = []
     for _ in range(a.rounds):
         for name, vmfb in vmfbs.items():
-            runs[name].append(profile(vmfb, inputs, out / name, a.min_time, a.runtime_flags.split()))
+            runs[name].append(profile(vmfb, inputs, out / name, a.min_time, a.runtime_flags.split(),
+                                      None if a.system_malloc else HOST_HEAP_ENV))
         loads.append(os.getloadavg()[0])
     print(f"{spec.name} {spec.label(size)}; 1-minute load {min(loads):.1f}-{max(loads):.1f} on "
-          f"{os.cpu_count()} cores; {a.rounds} round(s), minimum over rounds")
+          f"{os.cpu_count()} cores; {a.rounds} round(s), {a.stat} over rounds"
+          + ("" if a.system_malloc else "; glibc heap as in symhlo's calls"))
+    agg = min if a.stat == "min" else statistics.median
+    cpus = {}
     for name, rs in runs.items():
-        wall = min(r[1][0] for r in rs)
-        cpu = min(r[1][1] for r in rs)
+        wall = agg([r[1][0] for r in rs])
+        cpu = cpus[name] = agg([r[1][1] for r in rs])
         med = float(np.median([r[1][1] for r in rs]))
         print(f"\n{name}: {wall:.2f} ms wall, {cpu:.2f} ms process CPU per call "
               f"(median over rounds {med:.2f})")
         print(f"  {'mean ms':>8} {'min ms':>8} {'cpu ms':>8}  dispatch (per call)")
         tot = [0.0, 0.0, 0.0]
         for fn in rs[0][0]:
-            vals = tuple(min(r[0][fn][k] for r in rs if fn in r[0]) for k in range(3))
+            vals = tuple(agg([r[0][fn][k] for r in rs if fn in r[0]]) for k in range(3))
             tot = [t + v for t, v in zip(tot, vals)]
             print(f"  {vals[0]:8.3f} {vals[1]:8.3f} {vals[2]:8.3f}  {fn}")
         print(f"  {tot[0]:8.3f} {tot[1]:8.3f} {tot[2]:8.3f}  all {len(rs[0][0])} dispatches")
+    print("\nprocess CPU per call, / static: " + ", ".join(
+        f"{name} {cpu / cpus['static']:.2f}" for name, cpu in cpus.items() if name != "static"))
     return 0
+
+
+def prepare_without(stablehlo_text: str, drop: str) -> str:
+    """prepare_for_iree's pipeline (and call checks) without the pass `drop`."""
+    from torch_mlir import ir
+
+    from symhlo.passes.ir_util import new_context
+    from symhlo.passes.registry import get_all_pipelines, run_pipeline
+
+    elements = get_all_pipelines()["symhlo-stablehlo-to-iree-input-pipeline"][1]
+    if drop not in elements:
+        raise SystemExit(f"--drop-pass: {drop!r} is not in symhlo-stablehlo-to-iree-input-pipeline")
+    module = ir.Module.parse(stablehlo_text, new_context())
+    run_pipeline(module, "builtin.module(" + ", ".join(e for e in elements if e != drop)
+                 + ", symhlo-insert-call-checks-for-iree{demote-f64=false})")
+    return str(module)
 
 
 if __name__ == "__main__":

@@ -101,6 +101,7 @@ _PASSES: dict[str, str] = {
     "symhlo-lower-shape-assertions": "lower_shape_assertions:LowerShapeAssertions",
     "symhlo-lower-dynamic-operand-ops": "lower_dynamic_operand_ops:LowerDynamicOperandOps",
     "symhlo-normalize-softmax-for-iree": "normalize_softmax_for_iree:NormalizeSoftmaxForIree",
+    "symhlo-block-attention-for-iree": "block_attention_for_iree:BlockAttentionForIree",
     "symhlo-defer-softmax-normalization-for-iree":
         "defer_softmax_normalization_for_iree:DeferSoftmaxNormalizationForIree",
     "symhlo-pad-bounded-matmul-rows-for-iree":
@@ -169,6 +170,7 @@ _PIPELINES: dict[str, tuple[str, list[str]]] = {
          "symhlo-narrow-f64-constants-for-iree", "symhlo-lower-power-for-iree",
          "symhlo-fold-size-ranges", "canonicalize",
          "symhlo-lower-dynamic-indexing-for-iree", "symhlo-prepare-for-iree",
+         "symhlo-block-attention-for-iree",
          "symhlo-defer-softmax-normalization-for-iree", "symhlo-pad-bounded-matmul-rows-for-iree",
          "symhlo-lower-dynamic-windows-for-iree", "canonicalize", "cse",
          "symhlo-widen-narrow-region-values-for-iree", "symhlo-prepare-loops-for-iree",

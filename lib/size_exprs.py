@@ -71,6 +71,8 @@ def make(op: str, *args: Expr) -> Expr:
         return args[0]
     if op == "select" and isinstance(args[0], int):
         return args[1] if args[0] else args[2]
+    if op == "select" and key(args[1]) == key(args[2]):
+        return args[1]
     if op in ("add", "mul", "max", "min", "eq", "ne", "and", "or") and key(args[1]) < key(args[0]):
         args = (args[1], args[0])  # commutative: one spelling
     return [op, *args]

@@ -231,6 +231,10 @@ class SizeFacts:
             for a in groups[axis]:
                 total = make("mul", total, self.dim(ops[0], a))
             return total
+        if name == "tensor.reshape":
+            vec = self.vector(ops[1])
+            if vec is not None:
+                return vec[axis]
         if name in ("tensor.cast", "stablehlo.optimization_barrier", "stablehlo.custom_call") \
                 and len(ops) == 1:
             return self.dim(ops[0], axis)
@@ -328,13 +332,26 @@ class SizeFacts:
         if name in arith:
             a, b = self.scalar(ops[0]), self.scalar(ops[1])
             return None if a is None or b is None else make(arith[name], a, b)
+        if name == "arith.select":  # torch-mlir's broadcast sizes: `a == 1 ? b : a`
+            c, a, b = (self.scalar(o) for o in ops)
+            return None if None in (c, a, b) else make("select", c, a, b)
+        if name == "arith.cmpi":
+            pred = {0: "eq", 1: "ne", 2: "lt", 3: "le", 4: "gt", 5: "ge"}.get(
+                ir.IntegerAttr(op.attributes["predicate"]).value)
+            a, b = self.scalar(ops[0]), self.scalar(ops[1])
+            return None if None in (pred, a, b) else make(pred, a, b)
         return None
 
     def vector(self, v: ir.Value) -> list[Expr] | None:
-        """The elements of a rank-1 integer tensor (a shape operand), or None."""
+        """The elements of a rank-1 integer or index tensor (a shape operand), or None."""
         t = ir.RankedTensorType(v.type)
-        if t.rank != 1 or is_dynamic(t.shape[0]) or not isinstance(t.element_type, ir.IntegerType):
+        if t.rank != 1 or is_dynamic(t.shape[0]) or \
+                not isinstance(t.element_type, (ir.IntegerType, ir.IndexType)):
             return None
+        op = defining_op(v)
+        if op is not None and op.name == "tensor.from_elements":  # the IREE preparation's shapes
+            out = [self.scalar(o) for o in op.operands]
+            return None if any(e is None for e in out) else out
         if t.shape[0] == 1:
             x = self.scalar(v)
             return None if x is None else [x]

@@ -1,0 +1,84 @@
+// RUN: symhlo-opt --symhlo-block-attention-for-iree --split-input-file %s | FileCheck %s
+
+// Softmax attention over `?` queries and keys: q and k^T zero-padded to whole blocks of 16, the
+// scores expanded into 16 x 16 blocks, every reduction over the keys reading its init at the
+// padded keys, the probabilities zeroed there, the values padded, the real query rows sliced back.
+// CHECK-LABEL: func @softmax_attention
+// CHECK-SAME:    (%[[Q:.*]]: tensor<?x?x8xf32>, %[[KT:.*]]: tensor<?x8x?xf32>, %[[V:.*]]: tensor<?x?x8xf32>)
+// CHECK:         %[[NQ:.*]] = tensor.dim %[[Q]], %c1
+// CHECK:         %[[NK:.*]] = tensor.dim %[[KT]], %c2
+// CHECK:         %[[QB:.*]] = arith.divsi %{{.*}}, %c16
+// CHECK:         %[[KB:.*]] = arith.divsi %{{.*}}, %c16
+// CHECK:         %[[VALID:.*]] = stablehlo.compare LT, %{{.*}}, %{{.*}}, SIGNED : (tensor<?x16xi64>, tensor<?x16xi64>) -> tensor<?x16xi1>
+// CHECK:         %[[QP:.*]] = tensor.pad %[[Q]] low[0, 0, 0] high[0, %{{.*}}, 0]
+// CHECK:         %[[KP:.*]] = tensor.pad %[[KT]] low[0, 0, 0] high[0, 0, %{{.*}}]
+// CHECK:         %[[S:.*]] = stablehlo.dot_general %[[QP]], %[[KP]], batching_dims = [0] x [0], contracting_dims = [2] x [1] : (tensor<?x?x8xf32>, tensor<?x8x?xf32>) -> tensor<?x?x?xf32>
+// CHECK:         %[[SB:.*]] = tensor.expand_shape %[[S]] {{\[\[}}0], [1, 2], [3, 4]] output_shape [%{{.*}}, %[[QB]], 16, %[[KB]], 16] : tensor<?x?x?xf32> into tensor<?x?x16x?x16xf32>
+// CHECK:         %[[VB:.*]] = stablehlo.dynamic_broadcast_in_dim %[[VALID]], %{{.*}}, dims = [3, 4]
+// CHECK:         %[[SM:.*]] = stablehlo.select %[[VB]], %[[SB]], %{{.*}} : tensor<?x?x16x?x16xi1>, tensor<?x?x16x?x16xf32>
+// CHECK:         stablehlo.reduce(%[[SM]] init: %{{.*}}) applies stablehlo.maximum across dimensions = [3, 4] : (tensor<?x?x16x?x16xf32>, tensor<f32>) -> tensor<?x?x16xf32>
+// CHECK:         %[[E:.*]] = stablehlo.exponential %{{.*}} : tensor<?x?x16x?x16xf32>
+// CHECK:         stablehlo.reduce(%{{.*}} init: %{{.*}}) applies stablehlo.add across dimensions = [3, 4]
+// CHECK:         %[[P:.*]] = stablehlo.divide %[[E]], %{{.*}} : tensor<?x?x16x?x16xf32>
+// CHECK:         %[[P0:.*]] = stablehlo.select %{{.*}}, %[[P]], %{{.*}} : tensor<?x?x16x?x16xi1>, tensor<?x?x16x?x16xf32>
+// CHECK:         %[[PC:.*]] = tensor.collapse_shape %[[P0]] {{\[\[}}0], [1, 2], [3, 4]] : tensor<?x?x16x?x16xf32> into tensor<?x?x?xf32>
+// CHECK:         %[[VP:.*]] = tensor.pad %[[V]] low[0, 0, 0] high[0, %{{.*}}, 0]
+// CHECK:         %[[O:.*]] = stablehlo.dot_general %[[PC]], %[[VP]], batching_dims = [0] x [0], contracting_dims = [2] x [1] : (tensor<?x?x?xf32>, tensor<?x?x8xf32>) -> tensor<?x?x8xf32>
+// CHECK:         %[[R:.*]] = tensor.extract_slice %[[O]][0, 0, 0] [%{{.*}}, %[[NQ]], 8] [1, 1, 1] : tensor<?x?x8xf32> to tensor<?x?x8xf32>
+// CHECK:         return %[[R]]
+func.func @softmax_attention(%q: tensor<?x?x8xf32>, %kt: tensor<?x8x?xf32>, %v: tensor<?x?x8xf32>) -> tensor<?x?x8xf32> {
+  %ninf = stablehlo.constant dense<0xFF800000> : tensor<f32>
+  %zero = stablehlo.constant dense<0.000000e+00> : tensor<f32>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %s = stablehlo.dot_general %q, %kt, batching_dims = [0] x [0], contracting_dims = [2] x [1] : (tensor<?x?x8xf32>, tensor<?x8x?xf32>) -> tensor<?x?x?xf32>
+  %m = stablehlo.reduce(%s init: %ninf) applies stablehlo.maximum across dimensions = [2] : (tensor<?x?x?xf32>, tensor<f32>) -> tensor<?x?xf32>
+  %d0 = tensor.dim %s, %c0 : tensor<?x?x?xf32>
+  %d1 = tensor.dim %s, %c1 : tensor<?x?x?xf32>
+  %d2 = tensor.dim %s, %c2 : tensor<?x?x?xf32>
+  %i0 = arith.index_cast %d0 : index to i64
+  %i1 = arith.index_cast %d1 : index to i64
+  %i2 = arith.index_cast %d2 : index to i64
+  %shape = tensor.from_elements %i0, %i1, %i2 : tensor<3xi64>
+  %mb = stablehlo.dynamic_broadcast_in_dim %m, %shape, dims = [0, 1] {known_expanding_dimensions = array<i64>, known_nonexpanding_dimensions = array<i64: 0, 1>} : (tensor<?x?xf32>, tensor<3xi64>) -> tensor<?x?x?xf32>
+  %x = stablehlo.subtract %s, %mb : tensor<?x?x?xf32>
+  %e = stablehlo.exponential %x : tensor<?x?x?xf32>
+  %sum = stablehlo.reduce(%e init: %zero) applies stablehlo.add across dimensions = [2] : (tensor<?x?x?xf32>, tensor<f32>) -> tensor<?x?xf32>
+  %sb = stablehlo.dynamic_broadcast_in_dim %sum, %shape, dims = [0, 1] {known_expanding_dimensions = array<i64>, known_nonexpanding_dimensions = array<i64: 0, 1>} : (tensor<?x?xf32>, tensor<3xi64>) -> tensor<?x?x?xf32>
+  %p = stablehlo.divide %e, %sb : tensor<?x?x?xf32>
+  %o = stablehlo.dot_general %p, %v, batching_dims = [0] x [0], contracting_dims = [2] x [1] : (tensor<?x?x?xf32>, tensor<?x?x8xf32>) -> tensor<?x?x8xf32>
+  return %o : tensor<?x?x8xf32>
+}
+
+// -----
+
+// The scores are also returned: the region escapes, nothing is blocked.
+// CHECK-LABEL: func @scores_returned_too
+// CHECK-NOT:     tensor.pad
+// CHECK-NOT:     x16x
+// CHECK:         return
+func.func @scores_returned_too(%q: tensor<?x?x8xf32>, %kt: tensor<?x8x?xf32>, %v: tensor<?x?x8xf32>) -> (tensor<?x?x8xf32>, tensor<?x?x?xf32>) {
+  %ninf = stablehlo.constant dense<0xFF800000> : tensor<f32>
+  %zero = stablehlo.constant dense<0.000000e+00> : tensor<f32>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %s = stablehlo.dot_general %q, %kt, batching_dims = [0] x [0], contracting_dims = [2] x [1] : (tensor<?x?x8xf32>, tensor<?x8x?xf32>) -> tensor<?x?x?xf32>
+  %m = stablehlo.reduce(%s init: %ninf) applies stablehlo.maximum across dimensions = [2] : (tensor<?x?x?xf32>, tensor<f32>) -> tensor<?x?xf32>
+  %d0 = tensor.dim %s, %c0 : tensor<?x?x?xf32>
+  %d1 = tensor.dim %s, %c1 : tensor<?x?x?xf32>
+  %d2 = tensor.dim %s, %c2 : tensor<?x?x?xf32>
+  %i0 = arith.index_cast %d0 : index to i64
+  %i1 = arith.index_cast %d1 : index to i64
+  %i2 = arith.index_cast %d2 : index to i64
+  %shape = tensor.from_elements %i0, %i1, %i2 : tensor<3xi64>
+  %mb = stablehlo.dynamic_broadcast_in_dim %m, %shape, dims = [0, 1] {known_expanding_dimensions = array<i64>, known_nonexpanding_dimensions = array<i64: 0, 1>} : (tensor<?x?xf32>, tensor<3xi64>) -> tensor<?x?x?xf32>
+  %x = stablehlo.subtract %s, %mb : tensor<?x?x?xf32>
+  %e = stablehlo.exponential %x : tensor<?x?x?xf32>
+  %sum = stablehlo.reduce(%e init: %zero) applies stablehlo.add across dimensions = [2] : (tensor<?x?x?xf32>, tensor<f32>) -> tensor<?x?xf32>
+  %sb = stablehlo.dynamic_broadcast_in_dim %sum, %shape, dims = [0, 1] {known_expanding_dimensions = array<i64>, known_nonexpanding_dimensions = array<i64: 0, 1>} : (tensor<?x?xf32>, tensor<3xi64>) -> tensor<?x?x?xf32>
+  %p = stablehlo.divide %e, %sb : tensor<?x?x?xf32>
+  %o = stablehlo.dot_general %p, %v, batching_dims = [0] x [0], contracting_dims = [2] x [1] : (tensor<?x?x?xf32>, tensor<?x?x8xf32>) -> tensor<?x?x8xf32>
+  return %o, %s : tensor<?x?x8xf32>, tensor<?x?x?xf32>
+}
