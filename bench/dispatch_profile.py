@@ -102,6 +102,9 @@ def main(argv=None) -> int:
                    help="how the rounds are summarized (default: the minimum)")
     p.add_argument("--drop-pass", default="",
                    help="also profile the dynamic module prepared without this IREE-preparation pass")
+    p.add_argument("--variant", action="append", default=[],
+                   help="also profile the dynamic module prepared with one pipeline element replaced: "
+                        "'PASS=PASS{opt=1}' ('PASS=' drops it); repeatable")
     p.add_argument("--system-malloc", action="store_true",
                    help="leave glibc's malloc settings alone (symhlo's runtime changes them during a call)")
     p.add_argument("--out", default="/tmp/symhlo-dispatch-profile")
@@ -123,9 +126,13 @@ def main(argv=None) -> int:
              "static": symhlo.export(model, xs)}
     flags = iree_flags("cpu", None, a.iree_flags.split()) + ["--iree-input-demote-f64-to-f32=true"]
     texts = {name: prepare_for_iree(prog.text) for name, prog in progs.items()}
-    if a.drop_pass:
-        texts = {"dyn": texts["dyn"], f"dyn-no-{a.drop_pass}": prepare_without(progs["dyn"].text, a.drop_pass),
-                 "static": texts["static"]}
+    variants = ([f"{a.drop_pass}="] if a.drop_pass else []) + a.variant
+    if variants:
+        extra = {}
+        for v in variants:
+            old, new = v.split("=", 1)
+            extra[f"dyn-no-{old}" if not new else f"dyn-{new}"] = prepare_without(progs["dyn"].text, old, new)
+        texts = {"dyn": texts["dyn"], **extra, "static": texts["static"]}
     vmfbs = {}
     for name, text in texts.items():
         src = out / f"{name}.iree.mlir"
@@ -164,8 +171,9 @@ def main(argv=None) -> int:
     return 0
 
 
-def prepare_without(stablehlo_text: str, drop: str) -> str:
-    """prepare_for_iree's pipeline (and call checks) without the pass `drop`."""
+def prepare_without(stablehlo_text: str, drop: str, instead: str = "") -> str:
+    """prepare_for_iree's pipeline (and call checks) without the pass `drop` (or with `instead`
+    in its place)."""
     from torch_mlir import ir
 
     from symhlo.passes.ir_util import new_context
@@ -175,7 +183,8 @@ def prepare_without(stablehlo_text: str, drop: str) -> str:
     if drop not in elements:
         raise SystemExit(f"--drop-pass: {drop!r} is not in symhlo-stablehlo-to-iree-input-pipeline")
     module = ir.Module.parse(stablehlo_text, new_context())
-    run_pipeline(module, "builtin.module(" + ", ".join(e for e in elements if e != drop)
+    run_pipeline(module, "builtin.module(" + ", ".join(instead if e == drop else e for e in elements
+                                                       if e != drop or instead)
                  + ", symhlo-insert-call-checks-for-iree{demote-f64=false})")
     return str(module)
 

@@ -235,6 +235,12 @@ class SizeFacts:
             vec = self.vector(ops[1])
             if vec is not None:
                 return vec[axis]
+        if name == "scf.if" and len(op.regions) == 2 and op.regions[1].blocks:
+            # both branches yield the same value; the else one of symhlo-block-attention-for-iree
+            # is the original computation
+            k = next(i for i, r in enumerate(op.results) if r == v)
+            ops_ = list(op.regions[1].blocks[0].operations)
+            return self.dim(ops_[-1].operands[k], axis)
         if name in ("tensor.cast", "stablehlo.optimization_barrier", "stablehlo.custom_call") \
                 and len(ops) == 1:
             return self.dim(ops[0], axis)

@@ -1,19 +1,43 @@
 // RUN: symhlo-opt --symhlo-block-attention-for-iree --split-input-file %s | FileCheck %s
+// RUN: symhlo-opt --pass-pipeline='builtin.module(symhlo-block-attention-for-iree{min-length=128})' --split-input-file %s | FileCheck %s --check-prefix=IF
 
 // Softmax attention over `?` queries and keys: q and k^T zero-padded to whole blocks of 16, the
 // scores expanded into 16 x 16 blocks, every reduction over the keys reading its init at the
 // padded keys, the probabilities zeroed there, the values padded, the real query rows sliced back.
+// With min-length=128 the blocked ops run for q, k >= 128, the original ones below:
+// IF-LABEL: func @softmax_attention
+// IF:         %[[NQ:.*]] = tensor.dim %arg0, %c1
+// IF:         %[[NK:.*]] = tensor.dim %arg1, %c2
+// IF:         %[[LONGQ:.*]] = arith.cmpi sge, %[[NQ]], %c128
+// IF:         %[[LONGK:.*]] = arith.cmpi sge, %[[NK]], %c128
+// IF:         %[[LONG:.*]] = arith.andi %[[LONGQ]], %[[LONGK]]
+// IF:         %[[R:.*]] = scf.if %[[LONG]] -> (tensor<?x?x8xf32>) {
+// IF:           tensor.pad %arg0
+// IF:           tensor.expand_shape {{.*}} into tensor<?x?x16x?x16xf32>
+// IF:           scf.yield %{{.*}} : tensor<?x?x8xf32>
+// IF:         } else {
+// IF:           %[[S:.*]] = stablehlo.dot_general %arg0, %arg1
+// IF:           %[[O:.*]] = stablehlo.dot_general %{{.*}}, %arg2
+// IF:           scf.yield %[[O]] : tensor<?x?x8xf32>
+// IF:         }
+// IF:         return %[[R]]
+
 // CHECK-LABEL: func @softmax_attention
 // CHECK-SAME:    (%[[Q:.*]]: tensor<?x?x8xf32>, %[[KT:.*]]: tensor<?x8x?xf32>, %[[V:.*]]: tensor<?x?x8xf32>)
 // CHECK:         %[[NQ:.*]] = tensor.dim %[[Q]], %c1
 // CHECK:         %[[NK:.*]] = tensor.dim %[[KT]], %c2
 // CHECK:         %[[QB:.*]] = arith.divsi %{{.*}}, %c16
-// CHECK:         %[[KB:.*]] = arith.divsi %{{.*}}, %c16
-// CHECK:         %[[VALID:.*]] = stablehlo.compare LT, %{{.*}}, %{{.*}}, SIGNED : (tensor<?x16xi64>, tensor<?x16xi64>) -> tensor<?x16xi1>
+// CHECK:         %[[NKB:.*]] = arith.divsi %{{.*}}, %c16
+// CHECK:         %[[VALID:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<?x16xi1>)
+// CHECK:           %[[KB:.*]] = linalg.index 0
+// CHECK:           %[[J:.*]] = linalg.index 1
+// CHECK:           %[[POS:.*]] = arith.addi %{{.*}}, %[[J]]
+// CHECK:           %[[LT:.*]] = arith.cmpi slt, %[[POS]], %[[NK]]
+// CHECK:           linalg.yield %[[LT]]
 // CHECK:         %[[QP:.*]] = tensor.pad %[[Q]] low[0, 0, 0] high[0, %{{.*}}, 0]
 // CHECK:         %[[KP:.*]] = tensor.pad %[[KT]] low[0, 0, 0] high[0, 0, %{{.*}}]
 // CHECK:         %[[S:.*]] = stablehlo.dot_general %[[QP]], %[[KP]], batching_dims = [0] x [0], contracting_dims = [2] x [1] : (tensor<?x?x8xf32>, tensor<?x8x?xf32>) -> tensor<?x?x?xf32>
-// CHECK:         %[[SB:.*]] = tensor.expand_shape %[[S]] {{\[\[}}0], [1, 2], [3, 4]] output_shape [%{{.*}}, %[[QB]], 16, %[[KB]], 16] : tensor<?x?x?xf32> into tensor<?x?x16x?x16xf32>
+// CHECK:         %[[SB:.*]] = tensor.expand_shape %[[S]] {{\[\[}}0], [1, 2], [3, 4]] output_shape [%{{.*}}, %[[QB]], 16, %[[NKB]], 16] : tensor<?x?x?xf32> into tensor<?x?x16x?x16xf32>
 // CHECK:         %[[VB:.*]] = stablehlo.dynamic_broadcast_in_dim %[[VALID]], %{{.*}}, dims = [3, 4]
 // CHECK:         %[[SM:.*]] = stablehlo.select %[[VB]], %[[SB]], %{{.*}} : tensor<?x?x16x?x16xi1>, tensor<?x?x16x?x16xf32>
 // CHECK:         stablehlo.reduce(%[[SM]] init: %{{.*}}) applies stablehlo.maximum across dimensions = [3, 4] : (tensor<?x?x16x?x16xf32>, tensor<f32>) -> tensor<?x?x16xf32>
@@ -58,6 +82,9 @@ func.func @softmax_attention(%q: tensor<?x?x8xf32>, %kt: tensor<?x8x?xf32>, %v: 
 // CHECK-NOT:     tensor.pad
 // CHECK-NOT:     x16x
 // CHECK:         return
+// IF-LABEL: func @scores_returned_too
+// IF-NOT:     scf.if
+// IF:         return
 func.func @scores_returned_too(%q: tensor<?x?x8xf32>, %kt: tensor<?x8x?xf32>, %v: tensor<?x?x8xf32>) -> (tensor<?x?x8xf32>, tensor<?x?x?xf32>) {
   %ninf = stablehlo.constant dense<0xFF800000> : tensor<f32>
   %zero = stablehlo.constant dense<0.000000e+00> : tensor<f32>
