@@ -380,6 +380,13 @@ ROWS: tuple[Row, ...] = (
         "(left / right, 1-d sequence, NaN in the sequence), histc, histogram (range, weight, "
         "density)",
         ("test_norms_search.py::test_isclose_fmax_searchsorted_histograms",)),
+    Row("op", "recurrent layers over a `?` sequence length",
+        "nn.LSTM (2 layers, bidirectional, batch_first, proj_size), nn.GRU "
+        "(time-major, given h0), nn.RNN (relu, unbatched): scans while symhlo exports (plain "
+        "torch.export specializes the length); plain torch.export and eager unchanged",
+        ("test_recurrent.py::test_recurrent_layers_over_a_dynamic_sequence_length",
+         "test_recurrent.py::test_unbatched_relu_rnn_over_a_dynamic_length",
+         "test_recurrent.py::test_plain_torch_export_still_specializes_and_eager_is_untouched")),
     # --- data-dependent sizes and unsupported ops ---------------------------------------------
     Row("op", "sizes from data: nonzero, masks",
         "nonzero (also as_tuple), `x[mask]` (1-d and row masks), masked_select (broadcast mask), "

@@ -23,6 +23,7 @@ from ..contract.shape_assertions import import_foreign, read_func_attribute
 from ..contract.signature import signature_of, treespec_loads
 from ..errors import CompileError, SymhloError, UnsupportedOpError
 from ..stages import Stage, StageTimer, bump
+from .recurrent import recurrent_layers_as_scans
 from .refusals import (counterexample, node_source_line, reject_data_dependent_ops,
                        reject_unimportable_nodes)
 
@@ -113,7 +114,7 @@ def _export_module(model, args, kwargs, dynamic_shapes):
         model = FunctionModule(model)
     register_containers()  # transformers' KV caches as inputs and outputs (contract.containers)
     try:
-        with TORCH_LOCK:
+        with TORCH_LOCK, recurrent_layers_as_scans():
             return torch.export.export(model, tuple(args or ()), kwargs=kwargs or None,
                                        dynamic_shapes=dynamic_shapes)
     except Exception as e:  # torch.export raises many types; keep its message, drop the stack
