@@ -106,6 +106,7 @@ _PASSES: dict[str, str] = {
         "defer_softmax_normalization_for_iree:DeferSoftmaxNormalizationForIree",
     "symhlo-pad-bounded-matmul-rows-for-iree":
         "pad_bounded_matmul_rows_for_iree:PadBoundedMatmulRowsForIree",
+    "symhlo-fold-key-transpose-for-iree": "fold_key_transpose_for_iree:FoldKeyTransposeForIree",
     "symhlo-lower-torch-bitcasts": "lower_torch_bitcasts:LowerTorchBitcasts",
     "symhlo-lower-torch-sort": "lower_torch_sort:LowerTorchSort",
     "symhlo-lower-torch-control-flow": "lower_torch_control_flow:LowerTorchControlFlow",
@@ -171,7 +172,8 @@ _PIPELINES: dict[str, tuple[str, list[str]]] = {
          "symhlo-fold-size-ranges", "canonicalize",
          "symhlo-lower-dynamic-indexing-for-iree", "symhlo-prepare-for-iree",
          "symhlo-block-attention-for-iree",
-         "symhlo-defer-softmax-normalization-for-iree", "symhlo-pad-bounded-matmul-rows-for-iree",
+         "symhlo-defer-softmax-normalization-for-iree", "symhlo-fold-key-transpose-for-iree",
+         "symhlo-pad-bounded-matmul-rows-for-iree",
          "symhlo-lower-dynamic-windows-for-iree", "canonicalize", "cse",
          "symhlo-widen-narrow-region-values-for-iree", "symhlo-prepare-loops-for-iree",
          "symhlo-convert-unsigned-to-signless-for-iree"],
