@@ -35,9 +35,11 @@ real query rows are sliced out:
     %o = tensor.extract_slice %o0[0, 0, 0] [%BH, %q, 64] [1, 1, 1]
 
 The probabilities' pack then fuses into the dispatch of softmax's sum and normalization, as in a
-static module. The blocks cost four small dispatches of their own (the pads of q, k, v and of a
-mask), which short sequences do not repay (transformer block at (1, 32): 0.14 against 0.12 ms
-CPU per call). Option `min-length` > 1 puts the blocked ops under `scf.if (q >= min-length and
+static module. An operand of the region computed from iotas alone (a causal mask) is recomputed
+on the blocked shape; any other operand with query or key axes is padded too. The pads of q, k
+and v cost three small dispatches (and fills) per attention, which short sequences do not
+repay (GPT d=256 at (1, 32): 1.79 against 1.64 ms CPU per call; the transformer block at
+(1, 32) 0.12 against 0.13). Option `min-length` > 1 puts the blocked ops under `scf.if (q >= min-length and
 k >= min-length)` with the original ones in its else branch; it is off (1) by default: IREE 3.13
 splits a call at host control flow into separately allocated executions, which made Llama
 prefill at (4, 512) 1.23 -> 1.78x the static module (GPT d=256 1.28 -> 1.19, the transformer
@@ -333,21 +335,79 @@ def _classify(op: ir.Operation, v: ir.Value, operand: int, region: _Region, fact
     raise _Abort
 
 
-def _plan_outside(v: ir.Value, qa, ka, facts: SizeFacts, region: _Region) -> None:
+def _plan_outside(v: ir.Value, qa, ka, facts: SizeFacts, region: _Region, depth: int = 0) -> None:
     """Checks that a value from outside the region can be blocked at (qa, ka): its sizes must be
     expressible (the rewrite materializes them); raises _Abort otherwise."""
+    if qa is None and ka is None:
+        return
     for a, s in enumerate(_shape(v)):
         if is_dynamic(s) and a not in (qa, ka) and _opaque(facts.dim(v, a)):
             raise _Abort
+    how, arg = _outside_plan(v, qa, ka)
+    if how == "broadcast" and any(i is not None for i in arg):
+        _plan_outside(defining_op(v).operands[0], arg[0], arg[1], facts, region, depth + 1)
+    elif how == "recompute":
+        for o, oq, ok in arg:
+            _plan_outside(o, oq, ok, facts, region, depth + 1)
+
+def _outside_plan(v: ir.Value, qa, ka, depth: int = 0):
+    """How a value from outside the region is blocked at (qa, ka): ("broadcast", operand axes),
+    ("recompute", [(operand, q, k)...]) for an index computation (iotas, elementwise ops,
+    broadcasts and reshapes of them: a causal mask) rebuilt on the blocked shape instead of
+    padded, or ("pad", None)."""
     op = defining_op(v)
-    if op is not None and op.name in _BROADCASTS:
+    if op is None:
+        return "pad", None
+    if op.name in _BROADCASTS:
         dims = _i64s(op, "broadcast_dimensions")
         src = _shape(op.operands[0])
         inner = tuple(dims.index(a) if a is not None and a in dims and src[dims.index(a)] != 1
                       else None for a in (qa, ka))
-        if any(i is not None for i in inner):
-            _plan_outside(op.operands[0], inner[0], inner[1], facts, region)
+        return "broadcast", inner
+    if depth < 16 and _index_only(v, depth):
+        return "recompute", _index_children(op, v, qa, ka)
+    return "pad", None
 
+
+def _index_children(op: ir.Operation, v: ir.Value, qa, ka) -> list:
+    """(operand, q axis, k axis) of an index-computation op (see _outside_plan)."""
+    if op.name in ELEMENTWISE:
+        rank = len(_shape(v))
+        return [(o, qa, ka) if len(_shape(o)) == rank else (o, None, None) for o in op.operands]
+    if op.name in _RESHAPES:
+        groups = reassociation_groups(op)
+        src_axes = []
+        for a in (qa, ka):
+            if a is None:
+                src_axes.append(None)
+            elif op.name == "tensor.expand_shape":
+                src_axes.append(next(i for i, g in enumerate(groups) if a in g))
+            else:
+                src_axes.append(next(x for x in groups[a] if _shape(op.operands[0])[x] != 1))
+        return [(op.operands[0], *src_axes)]
+    return []   # dynamic_iota: its shape operand is rebuilt
+
+
+def _index_only(v: ir.Value, depth: int) -> bool:
+    """Whether `v` is computed from iotas and constants only, through elementwise ops,
+    broadcasts and reshapes whose `?` axes are single (no more than 16 ops deep)."""
+    op = defining_op(v)
+    if op is None or depth > 16:
+        return False
+    if op.name in ("stablehlo.constant", "arith.constant"):
+        return True
+    if op.name == "stablehlo.dynamic_iota":
+        return isinstance(_elt(v), ir.IntegerType)
+    if op.name in ELEMENTWISE or op.name in _BROADCASTS:
+        srcs = op.operands if op.name in ELEMENTWISE else op.operands[:1]
+        return all(_index_only(o, depth + 1) for o in srcs)
+    if op.name in _RESHAPES:
+        many = _shape(op.results[0]) if op.name == "tensor.expand_shape" else _shape(op.operands[0])
+        for g in reassociation_groups(op):
+            if sum(1 for x in g if many[x] != 1) > 1 and any(is_dynamic(many[x]) for x in g):
+                return False
+        return _index_only(op.operands[0], depth + 1)
+    return False
 
 def _opaque(e) -> bool:
     if isinstance(e, list):
@@ -476,24 +536,22 @@ class _Rewriter:
 
     def outside(self, b: OpBuilder, v: ir.Value, qa, ka) -> ir.Value:
         """A value from outside the region, blocked at (qa, ka): a broadcast is rebuilt on the
-        blocked shape (its operand blocked where it carries q or k), anything else padded and
-        expanded."""
+        blocked shape (its operand blocked where it carries q or k), an index computation (a
+        causal mask) recomputed on it, anything else padded and expanded."""
         if qa is None and ka is None:
             return v
         sizes = self.blocked_sizes(v, qa, ka)
         op = defining_op(v)
-        if op is not None and op.name in _BROADCASTS:
+        how, arg = _outside_plan(v, qa, ka)
+        t = self.blocked_type(v, qa, ka)
+        if how == "broadcast":
             dims = _i64s(op, "broadcast_dimensions")
-            x = op.operands[0]
-            src = _shape(x)
-            inner = tuple(dims.index(a) if a is not None and a in dims and src[dims.index(a)] != 1
-                          else None for a in (qa, ka))
-            xb = self.outside(b, x, *inner)
+            inner = arg
+            xb = self.outside(b, op.operands[0], *inner)
             new_dims = []
             for i, d in enumerate(dims):
                 p = _new_pos(d, (qa, ka))
                 new_dims += [p, p + 1] if i in inner else [p]
-            t = self.blocked_type(v, qa, ka)
             attrs = {"broadcast_dimensions": ir.DenseI64ArrayAttr.get(new_dims)}
             for key in ("known_expanding_dimensions", "known_nonexpanding_dimensions"):
                 if key in op.attributes:
@@ -503,12 +561,60 @@ class _Rewriter:
                         ax += [p, p + 1] if i in inner else [p]
                     attrs[key] = ir.DenseI64ArrayAttr.get(ax)
             return b.value("stablehlo.dynamic_broadcast_in_dim", [t], [xb, self.shape_tensor(b, sizes)], attrs)
+        if how == "recompute":
+            if op.name == "stablehlo.dynamic_iota":
+                return self.blocked_iota(b, v, op, qa, ka, sizes)
+            if op.name in ELEMENTWISE:
+                ops = [self.outside(b, o, oq, ok) for o, oq, ok in arg]
+                return b.value(op.name, [t], ops, _attrs(op))
+            (src, sq, sk), = arg
+            return self.rebuild_reshape(b, op, self.outside(b, src, sq, sk), (sq, sk), (qa, ka))
         axes = {}
         if qa is not None:
             axes[qa] = self.qp
         if ka is not None:
             axes[ka] = self.kp
         return self.expand(b, self.pad(b, v, axes), qa, ka, sizes)
+
+    def blocked_iota(self, b: OpBuilder, v: ir.Value, op: ir.Operation, qa, ka, sizes) -> ir.Value:
+        """A dynamic_iota on the blocked shape; along a blocked axis: block * 16 + position."""
+        t = self.blocked_type(v, qa, ka)
+        shape = self.shape_tensor(b, sizes)
+        d = ir.IntegerAttr(op.attributes["iota_dimension"]).value
+        p = _new_pos(d, (qa, ka))
+        iota = lambda axis: b.value("stablehlo.dynamic_iota", [t], [shape],  # noqa: E731
+                                    {"iota_dimension": ir.IntegerAttr.get(self.i64, axis)})
+        if d not in (qa, ka):
+            return iota(p)
+        blk = b.value("stablehlo.dynamic_broadcast_in_dim", [t],
+                      [b.hlo_const([self.block], _elt(v), shape=[]), shape],
+                      {"broadcast_dimensions": ir.DenseI64ArrayAttr.get([])})
+        return b.hlo_binary("add", b.hlo_binary("multiply", iota(p), blk), iota(p + 1))
+
+    def rebuild_reshape(self, b: OpBuilder, op: ir.Operation, src_new: ir.Value, src_axes, res_axes):
+        """An expand_shape / collapse_shape on blocked values (the blocked axes split in two)."""
+        sq, sk = src_axes
+        rq, rk = res_axes
+        res = op.results[0]
+        expand = op.name == "tensor.expand_shape"
+        groups = reassociation_groups(op)
+        many_blk, one_blk = ((rq, rk), (sq, sk)) if expand else ((sq, sk), (rq, rk))
+        new_groups = []
+        for gi, g in enumerate(groups):
+            if gi in one_blk:
+                p = next(x for x in g if x in many_blk)
+                before = [_new_pos(x, many_blk) for x in g if x < p]
+                after = [_new_pos(x, many_blk) for x in g if x > p]
+                np_ = _new_pos(p, many_blk)
+                new_groups += [before + [np_], [np_ + 1] + after]
+            else:
+                new_groups.append([_new_pos(x, many_blk) for x in g])
+        t = self.blocked_type(res, rq, rk)
+        if expand:
+            sizes = self.blocked_sizes(res, rq, rk)
+            dyn = [s for s, n in zip(sizes, t.shape) if is_dynamic(n)]
+            return b.expand_shape(src_new, new_groups, t, dyn)
+        return b.collapse_shape(src_new, new_groups, t)
 
     # -- the region ------------------------------------------------------------------------------
 
@@ -631,29 +737,7 @@ class _Rewriter:
 
     def reshape(self, b: OpBuilder, op: ir.Operation) -> None:
         src, res = op.operands[0], op.results[0]
-        sq, sk = self.r.axes[src]
-        rq, rk = self.r.axes[res]
-        expand = op.name == "tensor.expand_shape"
-        groups = reassociation_groups(op)
-        # the "many" side's blocked axes, and the "one" side's
-        many_blk, one_blk = ((rq, rk), (sq, sk)) if expand else ((sq, sk), (rq, rk))
-        new_groups = []
-        for gi, g in enumerate(groups):
-            if gi in one_blk:
-                p = next(x for x in g if x in many_blk)
-                before = [_new_pos(x, many_blk) for x in g if x < p]
-                after = [_new_pos(x, many_blk) for x in g if x > p]
-                np_ = _new_pos(p, many_blk)
-                new_groups += [before + [np_], [np_ + 1] + after]
-            else:
-                new_groups.append([_new_pos(x, many_blk) for x in g])
-        t = self.blocked_type(res, rq, rk)
-        if expand:
-            sizes = self.blocked_sizes(res, rq, rk)
-            dyn = [s for s, n in zip(sizes, t.shape) if is_dynamic(n)]
-            self.new[res] = b.expand_shape(self.new[src], new_groups, t, dyn)
-        else:
-            self.new[res] = b.collapse_shape(self.new[src], new_groups, t)
+        self.new[res] = self.rebuild_reshape(b, op, self.new[src], self.r.axes[src], self.r.axes[res])
 
     def broadcast(self, b: OpBuilder, op: ir.Operation) -> None:
         x, res = op.operands[0], op.results[0]
