@@ -233,4 +233,5 @@ def test_control_flow_modules_compile_with_four_byte_offsets():
     assert control_flow_offset_flags(loop, []) == [f"{flag}=4"]
     assert control_flow_offset_flags(branch, ["--iree-llvmcpu-target-cpu=host"]) == [f"{flag}=4"]
     assert control_flow_offset_flags(plain, []) == []
+    assert control_flow_offset_flags("%0 = scf.if %p -> (tensor<?xf32>) {\n", []) == [f"{flag}=4"]
     assert control_flow_offset_flags(loop, [f"{flag}=64"]) == []

@@ -155,7 +155,9 @@ def compile_to_vmfb(stablehlo_text: str, target: str = "cpu", target_arch: str |
 _DATA_TILING = "--iree-global-opt-data-tiling"
 
 _OFFSET_ALIGNMENT = "--iree-stream-resource-min-offset-alignment"
-_REGION_CONTROL_FLOW = re.compile(r"\bstablehlo\.(?:while|if|case)\b")
+# (scf.if / scf.while too: the IREE preparation builds some, e.g. symhlo-block-attention-for-iree
+# with min-length > 1; IREE packs their results the same way.)
+_REGION_CONTROL_FLOW = re.compile(r"\b(?:stablehlo\.(?:while|if|case)|scf\.(?:if|while))\b")
 
 
 def control_flow_offset_flags(iree_input: str, flags: Sequence[str]) -> list[str]:
