@@ -93,3 +93,51 @@ func.func @dynamic_queries(%q: tensor<?x?x8xf32>, %k: tensor<?x?x8xf32>) -> tens
   %d = stablehlo.dot_general %q, %t, batching_dims = [0] x [0], contracting_dims = [2] x [1] : (tensor<?x?x8xf32>, tensor<?x8x?xf32>) -> tensor<?x?x?xf32>
   return %d : tensor<?x?x?xf32>
 }
+
+// -----
+
+// Grouped-query attention's repeat_kv: the values repeated over a unit axis inside the batch
+// group are read unrepeated, each group of 2 probability rows against one row of values.
+// CHECK-LABEL: func @repeated_values
+// CHECK-NOT:     stablehlo.dynamic_broadcast_in_dim
+// CHECK:         %[[V:.*]] = tensor.collapse_shape %arg1 {{\[\[}}0, 1, 2], [3], [4]] : tensor<?x2x1x?x64xf32> into tensor<?x?x64xf32>
+// CHECK:         %[[N:.*]] = tensor.dim %arg0, %{{.*}} : tensor<?x1x?xf32>
+// CHECK:         %[[R:.*]] = arith.divui %[[N]], %{{.*}} : index
+// CHECK:         %[[P4:.*]] = tensor.expand_shape %arg0 {{\[\[}}0, 1], [2], [3]] output_shape [%[[R]], 2, 1, %{{.*}}] : tensor<?x1x?xf32> into tensor<?x2x1x?xf32>
+// CHECK:         %[[P:.*]] = tensor.collapse_shape %[[P4]] {{\[\[}}0], [1, 2], [3]] : tensor<?x2x1x?xf32> into tensor<?x2x?xf32>
+// CHECK:         %[[O:.*]] = stablehlo.dot_general %[[P]], %[[V]], batching_dims = [0] x [0], contracting_dims = [2] x [1] : (tensor<?x2x?xf32>, tensor<?x?x64xf32>) -> tensor<?x2x64xf32>
+// CHECK:         %[[O4:.*]] = tensor.expand_shape %[[O]] {{\[\[}}0], [1, 2], [3]] output_shape [%[[R]], 2, 1, 64] : tensor<?x2x64xf32> into tensor<?x2x1x64xf32>
+// CHECK:         %[[OUT:.*]] = tensor.collapse_shape %[[O4]] {{\[\[}}0, 1], [2], [3]] : tensor<?x2x1x64xf32> into tensor<?x1x64xf32>
+// CHECK:         return %[[OUT]]
+func.func @repeated_values(%p: tensor<?x1x?xf32>, %e: tensor<?x2x1x?x64xf32>, %s: tensor<5xi64>) -> tensor<?x1x64xf32> {
+  %b = stablehlo.dynamic_broadcast_in_dim %e, %s, dims = [0, 1, 2, 3, 4] {known_expanding_dimensions = array<i64: 2>, known_nonexpanding_dimensions = array<i64: 0, 1, 3, 4>} : (tensor<?x2x1x?x64xf32>, tensor<5xi64>) -> tensor<?x2x2x?x64xf32>
+  %v = tensor.collapse_shape %b [[0, 1, 2], [3], [4]] : tensor<?x2x2x?x64xf32> into tensor<?x?x64xf32>
+  %o = stablehlo.dot_general %p, %v, batching_dims = [0] x [0], contracting_dims = [2] x [1] : (tensor<?x1x?xf32>, tensor<?x?x64xf32>) -> tensor<?x1x64xf32>
+  return %o : tensor<?x1x64xf32>
+}
+
+// -----
+
+// The repeated axis is not the innermost of the batch group (batch rows would not come in
+// groups of one values row): left alone.
+// CHECK-LABEL: func @repeat_outside_the_inner_axis
+// CHECK:         stablehlo.dynamic_broadcast_in_dim
+// CHECK:         stablehlo.dot_general {{.*}} : (tensor<?x1x?xf32>, tensor<?x?x64xf32>)
+func.func @repeat_outside_the_inner_axis(%p: tensor<?x1x?xf32>, %e: tensor<?x1x2x?x64xf32>, %s: tensor<5xi64>) -> tensor<?x1x64xf32> {
+  %b = stablehlo.dynamic_broadcast_in_dim %e, %s, dims = [0, 1, 2, 3, 4] {known_expanding_dimensions = array<i64: 1>, known_nonexpanding_dimensions = array<i64: 0, 2, 3, 4>} : (tensor<?x1x2x?x64xf32>, tensor<5xi64>) -> tensor<?x2x2x?x64xf32>
+  %v = tensor.collapse_shape %b [[0, 1, 2], [3], [4]] : tensor<?x2x2x?x64xf32> into tensor<?x?x64xf32>
+  %o = stablehlo.dot_general %p, %v, batching_dims = [0] x [0], contracting_dims = [2] x [1] : (tensor<?x1x?xf32>, tensor<?x?x64xf32>) -> tensor<?x1x64xf32>
+  return %o : tensor<?x1x64xf32>
+}
+
+// -----
+
+// A `?` axis the broadcast may expand (not known non-expanding): left alone.
+// CHECK-LABEL: func @maybe_expanding_axis
+// CHECK:         stablehlo.dynamic_broadcast_in_dim
+func.func @maybe_expanding_axis(%p: tensor<?x1x?xf32>, %e: tensor<?x2x1x?x64xf32>, %s: tensor<5xi64>) -> tensor<?x1x64xf32> {
+  %b = stablehlo.dynamic_broadcast_in_dim %e, %s, dims = [0, 1, 2, 3, 4] {known_expanding_dimensions = array<i64: 2>, known_nonexpanding_dimensions = array<i64: 1, 3, 4>} : (tensor<?x2x1x?x64xf32>, tensor<5xi64>) -> tensor<?x2x2x?x64xf32>
+  %v = tensor.collapse_shape %b [[0, 1, 2], [3], [4]] : tensor<?x2x2x?x64xf32> into tensor<?x?x64xf32>
+  %o = stablehlo.dot_general %p, %v, batching_dims = [0] x [0], contracting_dims = [2] x [1] : (tensor<?x1x?xf32>, tensor<?x?x64xf32>) -> tensor<?x1x64xf32>
+  return %o : tensor<?x1x64xf32>
+}
