@@ -339,10 +339,12 @@ def grouped_mm_fallback(x, weight, offs):
       ==>
         out = zeros(S, N); a = 0
         for i in range(E):                      (E static: the weight's leading axis)
-            b = offs[i].item()                  (unbacked, checked 0 <= b <= S)
+            b = offs[i].item()                  (unbacked; torch adds a call-time b <= S check)
             out = out.index_copy(0, a + arange(b - a), x[a:b] @ w[i]); a = b
 
-    The rows of each expert are `?`, sized by the data: exact work, nothing padded."""
+    The rows of each expert are `?`, sized by the data: exact work, nothing padded. `offs` is
+    taken as transformers builds it (a cumulative count: non-decreasing, within [0, S]); the
+    slices clamp as transformers' Python slices of `offs.tolist()` do."""
     if x.dim() != 2 or weight.dim() != 3 or offs.dim() != 1 or not isinstance(weight.shape[0], int):
         return NotImplemented
     rows = x.shape[0]
