@@ -70,7 +70,7 @@ from torch_mlir import ir
 from torch_mlir.dialects import linalg, scf
 
 from .builder import OpBuilder, dot_dimension_numbers, reassociation_attr, reassociation_groups
-from .ir_util import defining_op, is_dynamic, walk_ops
+from .ir_util import defining_op, is_dynamic, use_owner, walk_ops
 from .prepare_for_iree import materialize_size
 from .registry import Pass
 from .size_facts import ELEMENTWISE, SizeFacts
@@ -206,7 +206,7 @@ def _plan_region(d1: ir.Operation, facts: SizeFacts) -> _Region | None:
         while work:
             v = work.pop()
             for use in list(v.uses):
-                user = use.owner.operation if hasattr(use.owner, "operation") else use.owner
+                user = use_owner(use)
                 if user in seen_ops:
                     continue
                 seen_ops.add(user)
@@ -248,7 +248,7 @@ def _plan_region(d1: ir.Operation, facts: SizeFacts) -> _Region | None:
     last = order[region.finals[-1]]
     for f in region.finals[:-1]:
         for use in f.results[0].uses:
-            user = use.owner.operation if hasattr(use.owner, "operation") else use.owner
+            user = use_owner(use)
             while user.parent is not None and user.parent != d1.parent:
                 user = user.parent
             if order.get(user, -1) < last:

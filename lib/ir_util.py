@@ -88,6 +88,12 @@ def defining_op(v: ir.Value) -> ir.Operation | None:
     return owner.operation if hasattr(owner, "operation") else owner
 
 
+def use_owner(use: ir.OpOperand) -> ir.Operation:
+    """The operation that holds `use` (an OpView's generic ir.Operation)."""
+    owner = use.owner
+    return owner.operation if hasattr(owner, "operation") else owner
+
+
 
 
 def is_dynamic(d: int) -> bool:

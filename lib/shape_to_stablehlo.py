@@ -33,7 +33,7 @@ from torch_mlir import ir
 
 from .builder import OpBuilder, apply_patterns
 from .contract_attrs import UNBOUNDED
-from .ir_util import defining_op, walk_ops, is_dynamic, remove_dead_ops
+from .ir_util import defining_op, walk_ops, is_dynamic, remove_dead_ops, use_owner
 from .registry import Pass, PassFailure
 
 
@@ -118,7 +118,7 @@ class _Rewriter(OpBuilder):
         if str(t) == "!shape.shape":
             # shape.from_extents / const_shape make !shape.shape: its extent-tensor users take `new`.
             for use in list(old.uses):
-                user = use.owner.operation if hasattr(use.owner, "operation") else use.owner
+                user = use_owner(use)
                 if user.name != "shape.to_extent_tensor":
                     raise PassFailure("a !shape.shape value cannot be expressed in StableHLO",
                                       [(str(user.location), f"'{user.name}' takes a !shape.shape; "
@@ -432,10 +432,6 @@ def convert_arith_float_cast(op: ir.Operation, rw: _Rewriter) -> None:
     rw.bridge(op.results[0], rw.hlo_convert(rw.scalar(op.operands[0]), op.results[0].type))
 
 
-def _user(use) -> ir.Operation:
-    return use.owner.operation if hasattr(use.owner, "operation") else use.owner
-
-
 def convert_scattered_tensor_empty(op: ir.Operation, rw: _Rewriter) -> None:
     """tensor.empty whose every use is a stablehlo.scatter's input (torch's `empty_like(p)` then
     `inv[p] = arange(n)`: an inverse permutation) -> a zero splat of its `?` sizes. `empty`'s
@@ -448,7 +444,7 @@ def convert_scattered_tensor_empty(op: ir.Operation, rw: _Rewriter) -> None:
         %e = stablehlo.dynamic_broadcast_in_dim %z, [%n], dims = [] : -> tensor<?xi64>"""
     uses = list(op.results[0].uses)
     n_inputs = lambda u: (len(u.operands) - 1) // 2
-    if not uses or not all(_user(u).name == "stablehlo.scatter" and u.operand_number < n_inputs(_user(u))
+    if not uses or not all(use_owner(u).name == "stablehlo.scatter" and u.operand_number < n_inputs(use_owner(u))
                            for u in uses):
         return
     t = ir.RankedTensorType(op.results[0].type)
