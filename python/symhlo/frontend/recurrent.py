@@ -42,12 +42,16 @@ def _weights(mod: nn.RNNBase, layer: int, reverse: bool):
     return get("weight_ih"), get("weight_hh"), get("bias_ih"), get("bias_hh"), get("weight_hr")
 
 
+def _project(x, w_ih, bias):
+    """Every time step's input projection at once: x (t, b, f) @ W_ih^T (+ bias)."""
+    gx = x @ w_ih.T
+    return gx if bias is None else gx + bias
+
+
 def _lstm_direction(x, h0, c0, w, reverse: bool):
     """One LSTM layer direction over time-major x (t, b, f): (ys (t, b, H'), h_t, c_t)."""
     w_ih, w_hh, b_ih, b_hh, w_hr = w
-    gx = x @ w_ih.T
-    if b_ih is not None:
-        gx = gx + (b_ih + b_hh)
+    gx = _project(x, w_ih, None if b_ih is None else b_ih + b_hh)
 
     def step(carry, g):
         h, c = carry
@@ -65,9 +69,7 @@ def _lstm_direction(x, h0, c0, w, reverse: bool):
 def _gru_direction(x, h0, w, reverse: bool):
     """One GRU layer direction: (ys, h_t). n = tanh(gx_n + r * (W_hn h + b_hn)), as torch."""
     w_ih, w_hh, b_ih, b_hh, _ = w
-    gx = x @ w_ih.T
-    if b_ih is not None:
-        gx = gx + b_ih
+    gx = _project(x, w_ih, b_ih)
 
     def step(h, g):
         gh = h @ w_hh.T
@@ -86,9 +88,7 @@ def _gru_direction(x, h0, w, reverse: bool):
 def _rnn_direction(x, h0, w, reverse: bool, relu: bool):
     """One Elman RNN layer direction: (ys, h_t)."""
     w_ih, w_hh, b_ih, b_hh, _ = w
-    gx = x @ w_ih.T
-    if b_ih is not None:
-        gx = gx + (b_ih + b_hh)
+    gx = _project(x, w_ih, None if b_ih is None else b_ih + b_hh)
     act = torch.relu if relu else torch.tanh
 
     def step(h, g):
