@@ -47,6 +47,9 @@ RUNTIME_CHECKS = "symhlo.runtime_checks"
 VMFB_DECLARATION = "symhlo.declaration"
 VMFB_CONTRACT = "symhlo.contract"
 VMFB_UNCHECKED = "symhlo.unchecked"
+# The entry suffix of @main run in caller-given transient memory (symhlo-externalize-transients-
+# for-iree); IREE names its size query `<entry>_transients_size`.
+VMFB_TRANSIENTS_SUFFIX = "$transients"
 
 # A function carrying either of these was exported by symhlo from torch.export.
 CONTRACT_ATTRS = (SYMBOLS, ARG_SHAPES)

@@ -121,6 +121,8 @@ _PASSES: dict[str, str] = {
     "symhlo-correct-unsigned-reduction-inits":
         "correct_unsigned_reduction_inits:CorrectUnsignedReductionInits",
     "symhlo-insert-call-checks-for-iree": "insert_call_checks_for_iree:InsertCallChecksForIree",
+    "symhlo-externalize-transients-for-iree":
+        "externalize_transients_for_iree:ExternalizeTransientsForIree",
     "symhlo-convert-unsigned-to-signless-for-iree":
         "convert_unsigned_to_signless_for_iree:ConvertUnsignedToSignlessForIree",
 }

@@ -42,17 +42,23 @@ def iree_flags(target: str, target_arch: str | None = None, extra: Sequence[str]
     return target_flags(target, target_arch) + list(extra)
 
 
-def prepare_for_iree(stablehlo_text: str, *, call_checks: bool = True, demote_f64: bool = False) -> str:
+def prepare_for_iree(stablehlo_text: str, *, call_checks: bool = True, demote_f64: bool = False,
+                     external_transients: bool = False) -> str:
     """Pure StableHLO text -> the IREE input form (symhlo-stablehlo-to-iree-input-pipeline), with
     the call contract compiled in as checks (symhlo-insert-call-checks-for-iree) unless
-    `call_checks` is False; `demote_f64`: the module is compiled with f64 -> f32 demotion."""
+    `call_checks` is False; `demote_f64`: the module is compiled with f64 -> f32 demotion;
+    `external_transients`: a module with `?` inputs also gets `@main$transients`, which takes its
+    transient memory from the caller (symhlo-externalize-transients-for-iree; symhlo's runtime
+    calls it)."""
     from torch_mlir import ir
 
     ctx = new_context()
     pipeline = "symhlo-stablehlo-to-iree-input-pipeline"
     if call_checks:
         pipeline = (f"builtin.module({pipeline}, symhlo-insert-call-checks-for-iree"
-                    f"{{demote-f64={'true' if demote_f64 else 'false'}}})")
+                    f"{{demote-f64={'true' if demote_f64 else 'false'}}}"
+                    + (", symhlo-externalize-transients-for-iree" if external_transients else "")
+                    + ")")
     try:
         module = ir.Module.parse(stablehlo_text, ctx)
         run_pipeline(module, pipeline)
@@ -137,7 +143,9 @@ def compile_to_vmfb(stablehlo_text: str, target: str = "cpu", target_arch: str |
                   boundary=_boundary_element_types(stablehlo_text) if target == "vulkan" else ())
     demoted = [f for f in flags if f.startswith("--iree-input-demote-f64-to-f32")][-1]
     with timer.stage(Stage.IREE_INPUT):
-        iree_input = prepare_for_iree(stablehlo_text, demote_f64=not demoted.endswith(("=false", "=0")))
+        # llvm-cpu only: external transients are not run on a GPU here (no device to test them).
+        iree_input = prepare_for_iree(stablehlo_text, demote_f64=not demoted.endswith(("=false", "=0")),
+                                      external_transients=target == "cpu")
     flags += control_flow_offset_flags(iree_input, flags)
     with timer.stage(Stage.IREE):
         try:

@@ -13,6 +13,7 @@ import contextlib
 import re
 
 import numpy as np
+from symhlo.passes.contract_attrs import VMFB_TRANSIENTS_SUFFIX
 
 from ..errors import DeviceError, SymhloError
 from .host_heap import HOST_HEAP
@@ -139,6 +140,15 @@ class Runtime:
                               f"(it has: {', '.join(self.module.function_names)})")
         self.signature = declaration(self.function.reflection)
         self._n_args, self._n_results = _arity(self.signature)
+        # The same entry with its transient memory passed in (symhlo-externalize-transients-for-
+        # iree): one storage buffer, grown to the largest size a call asks for, instead of an
+        # allocation per call that IREE zeroes (64 MB and more for attention at seq 512).
+        self._with_transients = self.module.lookup_function(function + VMFB_TRANSIENTS_SUFFIX)
+        self._transients_size = self.module.lookup_function(
+            function + VMFB_TRANSIENTS_SUFFIX + "_transients_size")
+        self._storage = None
+        self._storage_size = 0
+        self._sizes: dict[tuple, int] = {}
 
     def __call__(self, arrays: list[np.ndarray]) -> list[np.ndarray]:
         """Runs the function on host arrays; returns host arrays (copies, owned by numpy)."""
@@ -147,17 +157,53 @@ class Runtime:
         if self._n_args is not None and len(arrays) != self._n_args:
             raise SymhloError(f"the module takes {self._n_args} arrays, got {len(arrays)} "
                               f"({self.signature})")
-        args = rt.VmVariantList(len(arrays))
+        external = self._with_transients is not None and self._transients_size is not None
+        args = rt.VmVariantList(len(arrays) + external)
         for a in arrays:
             args.push_ref(self._to_device(np.require(a, requirements="C")))  # keeps 0-d arrays 0-d
+        function = self.function
+        if external:
+            args.push_ref(self._transient_storage(args, arrays))
+            function = self._with_transients
         rets = rt.VmVariantList(self._n_results or 4)
         with HOST_HEAP if self._host_heap else _NO_HEAP:
             try:
-                self.ctx.invoke(self.function, args, rets)
+                self.ctx.invoke(function, args, rets)
             except Exception as e:
                 raise SymhloError(f"the module failed on IREE driver '{self.driver}': "
                                   f"{' '.join(str(e).split())}") from None
             return [self._to_host(rets, i) for i in range(len(rets))]
+
+    def _transient_storage(self, args, arrays: list[np.ndarray]):
+        """A device buffer holding at least the transient bytes this call needs (IREE's size query
+        for these input shapes, remembered per shape), grown when a call needs more."""
+        import iree.runtime as rt
+
+        key = tuple((a.shape, a.dtype.str) for a in arrays)
+        size = self._sizes.get(key)
+        if size is None:
+            query = rt.VmVariantList(len(arrays) + 1)
+            for i in range(len(arrays)):
+                query.push_ref(args.get_as_object(i, rt.HalBufferView))
+            query.push_ref(self._storage if self._storage is not None else self._buffer(1))
+            out = rt.VmVariantList(1)
+            try:
+                self.ctx.invoke(self._transients_size, query, out)
+            except Exception as e:
+                raise SymhloError(f"the module failed on IREE driver '{self.driver}': "
+                                  f"{' '.join(str(e).split())}") from None
+            size = self._sizes[key] = max(int(out.get_variant(0)), 1)
+        if size > self._storage_size:
+            self._storage, self._storage_size = None, 0   # free the old one first
+            self._storage, self._storage_size = self._buffer(size), size
+        return self._storage
+
+    def _buffer(self, size: int):
+        import iree.runtime as rt
+
+        return self.device.allocator.allocate_buffer(
+            memory_type=rt.MemoryType.DEVICE_LOCAL, allowed_usage=rt.BufferUsage.DEFAULT,
+            allocation_size=size)
 
     # -- transfers -----------------------------------------------------------------------------
 

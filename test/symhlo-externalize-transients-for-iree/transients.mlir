@@ -1,0 +1,50 @@
+// RUN: symhlo-opt --symhlo-insert-call-checks-for-iree --symhlo-externalize-transients-for-iree --split-input-file %s | FileCheck %s
+
+// A `?` input: @main stays as symhlo-insert-call-checks-for-iree built it, and @main$transients,
+// the same entry with a trailing !hal.buffer, marks each result's transients as living in it.
+// CHECK-LABEL: func.func @main$transients(
+// CHECK-SAME:    %[[VX:.*]]: !hal.buffer_view, %[[STORAGE:.*]]: !hal.buffer) -> (!hal.buffer_view, !hal.buffer_view)
+// CHECK-SAME:    symhlo.declaration = "sync func @main(%input0: tensor<?x4xf32>) -> (%output0: tensor<?x4xf32>, %output1: tensor<4xf32>)"
+// CHECK:         %[[X:.*]] = "hal.tensor.import"(%[[VX]], %{{.*}})
+// CHECK:         %[[R:.*]]:2 = call @symhlo_checked_main(%[[X]])
+// CHECK:         %[[D:.*]] = tensor.dim %[[R]]#0
+// CHECK:         %[[T0:.*]] = "hal.tensor.transients"(%[[R]]#0, %[[D]], %[[STORAGE]]) : (tensor<?x4xf32>, index, !hal.buffer) -> tensor<?x4xf32>
+// CHECK:         %[[O0:.*]] = "hal.tensor.export"(%[[T0]], %[[D]]) {name = "output0"
+// CHECK:         %[[T1:.*]] = "hal.tensor.transients"(%[[R]]#1, %[[STORAGE]]) : (tensor<4xf32>, !hal.buffer) -> tensor<4xf32>
+// CHECK:         %[[O1:.*]] = "hal.tensor.export"(%[[T1]]) {name = "output1"
+// CHECK:         return %[[O0]], %[[O1]]
+// CHECK-LABEL: func.func @main(
+// CHECK-SAME:    %{{.*}}: !hal.buffer_view) -> (!hal.buffer_view, !hal.buffer_view)
+// CHECK-NOT:     hal.tensor.transients
+// CHECK:         return
+// CHECK:       func.func private @symhlo_checked_main
+func.func @main(%x: tensor<?x4xf32>) -> (tensor<?x4xf32>, tensor<4xf32>) attributes {
+    symhlo.symbols = {n = [1, 100]}, symhlo.arg_names = ["x"], symhlo.arg_shapes = [["n", "4"]]} {
+  %0 = stablehlo.add %x, %x : tensor<?x4xf32>
+  %c = stablehlo.constant dense<0.0> : tensor<f32>
+  %1 = stablehlo.reduce(%x init: %c) applies stablehlo.add across dimensions = [0] : (tensor<?x4xf32>, tensor<f32>) -> tensor<4xf32>
+  return %0, %1 : tensor<?x4xf32>, tensor<4xf32>
+}
+
+// -----
+
+// Static inputs: IREE packs the transients at compile time; no second entry.
+// CHECK-LABEL: func.func @main(
+// CHECK-NOT:   transients
+func.func @main(%x: tensor<3x4xf32>) -> tensor<3x4xf32> attributes {
+    symhlo.symbols = {}, symhlo.arg_names = ["x"], symhlo.arg_shapes = [["3", "4"]]} {
+  %0 = stablehlo.add %x, %x : tensor<3x4xf32>
+  return %0 : tensor<3x4xf32>
+}
+
+// -----
+
+// A @main of tensors (no contract: StableHLO from another exporter, left to IREE's own ABI): no
+// second entry.
+// CHECK-LABEL: func.func @main(
+// CHECK-SAME:    tensor<?xf32>
+// CHECK-NOT:   transients
+func.func @main(%x: tensor<?xf32>) -> tensor<?xf32> {
+  %0 = stablehlo.add %x, %x : tensor<?xf32>
+  return %0 : tensor<?xf32>
+}
