@@ -32,8 +32,12 @@ allocator keeps its blocks:
 Only a `@main` of buffer views (the entry symhlo-insert-call-checks-for-iree builds) gets the
 second entry, and only where an input has a `?` dim: a static module's transients are packed at
 compile time (and its second entry would only add compile time: IREE compiles the host program of
-each entry). The StableHLO artifact is not touched: this runs only in the IREE preparation, for the
-llvm-cpu target (symhlo.backend.compiler).
+each entry). IREE must compute the transient size from the inputs' shapes before the call runs,
+so modules whose sizes come from data (a contract symbol no input axis names: nonzero, `.item()`
+slices) or from control flow (stablehlo.while / if / case, scf) keep the one entry: IREE 3.13
+refuses them ("failed to hoist transient size computations"). The StableHLO artifact is not
+touched: this runs only in the IREE preparation, for the llvm-cpu target
+(symhlo.backend.compiler, which also compiles without the second entry if IREE refuses it).
 """
 
 from __future__ import annotations
@@ -43,10 +47,17 @@ from dataclasses import dataclass
 from torch_mlir import ir
 
 from .builder import OpBuilder
-from .contract_attrs import VMFB_TRANSIENTS_SUFFIX
+from .contract_attrs import ARG_SHAPES, VMFB_TRANSIENTS_SUFFIX, symbol_ranges
 from .ir_util import walk_ops
 from .registry import Pass
+from .insert_call_checks_for_iree import CHECKED_MAIN
+from .size_exprs import parse, symbols
 from .size_facts import main_function
+
+# Ops whose regions run a data-dependent number of times or branches (stablehlo's, and the scf
+# ops symhlo-prepare-loops-for-iree and IREE's input conversion make of them).
+_CONTROL_FLOW = {"stablehlo.while", "stablehlo.if", "stablehlo.case", "scf.while", "scf.if",
+                 "scf.for", "scf.index_switch"}
 
 
 @dataclass(frozen=True)
@@ -69,7 +80,7 @@ class ExternalizeTransientsForIree(Pass):
             if not ftype.inputs or any(t != view for t in ftype.inputs) or \
                     any(t != view for t in ftype.results):
                 return
-            if not _has_dynamic_input(main):
+            if not _has_dynamic_input(main) or not _sizes_known_before_the_call(module):
                 return
             storage_type = ir.Type.parse("!hal.buffer")
             entry = main.clone(ip=ir.InsertionPoint.at_block_begin(module.body))
@@ -95,3 +106,24 @@ def _has_dynamic_input(main: ir.Operation) -> bool:
             if t.has_rank and any(ir.ShapedType.is_dynamic_size(d) for d in t.shape):
                 return True
     return False
+
+
+def _sizes_known_before_the_call(module: ir.Module) -> bool:
+    """Whether every size in the module follows from the inputs' shapes: no control flow, and
+    every symbol of the contract (on the checked body) names an input axis."""
+    if any(op.name in _CONTROL_FLOW for op in walk_ops(module.operation)):
+        return False
+    bodies = [op.operation for op in module.body.operations
+              if op.operation.name == "func.func"
+              and ir.StringAttr(op.operation.attributes["sym_name"]).value == CHECKED_MAIN]
+    if len(bodies) != 1 or ARG_SHAPES not in bodies[0].attributes:
+        return False
+    named: set[str] = set()
+    for shape in ir.ArrayAttr(bodies[0].attributes[ARG_SHAPES]):
+        for text in ir.ArrayAttr(shape):
+            try:
+                named |= symbols(parse(ir.StringAttr(text).value))
+            except ValueError:   # an expression outside the grammar: its symbols are unknown
+                return False
+    return set(symbol_ranges(bodies[0])) <= named
+

@@ -61,7 +61,7 @@ from .builder import OpBuilder
 from .registry import Pass
 from .contract_attrs import (ARG_NAMES, ARG_SHAPES, CONTRACT_ATTRS, RELATIONS, VMFB_CONTRACT,
                              VMFB_DECLARATION, VMFB_UNCHECKED, symbol_ranges)
-from .size_exprs import key, parse, parse_comparison
+from .size_exprs import key, parse, parse_comparison, symbols
 from .size_facts import main_function
 
 CHECKED_MAIN = "symhlo_checked_main"
@@ -96,14 +96,6 @@ def _parse(text: str, comparison: bool = False):
 
 def _is_symbol(e) -> bool:
     return isinstance(e, list) and e[0] == "sym"
-
-
-def _names(e) -> set[str]:
-    if not isinstance(e, list):
-        return set()
-    if e[0] == "sym":
-        return {e[1]}
-    return set().union(*(_names(a) for a in e[1:]))
 
 
 def _linear(e, s: str) -> tuple[int, int] | None:
@@ -271,7 +263,7 @@ class InsertCallChecksForIree(Pass):
         if op not in flip:
             return None
         for sym, other, rel in ((right, left, flip[op]), (left, right, op)):
-            if not (_is_symbol(sym) and sym[1] in plain_at) or sym[1] in _names(other):
+            if not (_is_symbol(sym) and sym[1] in plain_at) or sym[1] in symbols(other):
                 continue
             b, v, e = ev.b, values[sym[1]], ev(other)
             if rel == "eq":
@@ -341,7 +333,7 @@ class InsertCallChecksForIree(Pass):
                 where[node[1]] = f"{arg_name[k]} axis {axis}"
                 plain_at[node[1]] = (k, axis)
         for k, axis, text, node in axes:   # else from one that is a*s + b
-            free = _names(node) - set(values) if node is not None else set()
+            free = symbols(node) - set(values) if node is not None else set()
             if len(free) == 1:
                 s = free.pop()
                 lin = _linear(node, s)
@@ -355,7 +347,7 @@ class InsertCallChecksForIree(Pass):
         ev = _Evaluator(b, values)
 
         def rule(text: str) -> str:
-            syms = sorted(_names(_parse(text)))
+            syms = sorted(symbols(_parse(text)))
             parts = [f"{s} in [{ranges.get(s, (0, None))[0]}, "
                      f"{'inf' if ranges.get(s, (0, None))[1] is None else ranges[s][1]}]"
                      + (f" (from {where[s]})" if where.get(s) else "") for s in syms]
@@ -368,7 +360,7 @@ class InsertCallChecksForIree(Pass):
                 if kk != k:
                     continue
                 v = dims[(k, axis)]
-                if node is not None and _names(node) <= set(values):
+                if node is not None and symbols(node) <= set(values):
                     try:
                         v = ev(node)
                         rules.append(f"axis {axis} = {rule(text)}")
@@ -389,13 +381,13 @@ class InsertCallChecksForIree(Pass):
         for text in relations:
             try:
                 node = _parse(text, comparison=True)
-                if not _names(node) <= set(values):
+                if not symbols(node) <= set(values):
                     raise _Unsupported(text)
                 ok = ev(node)
             except _Unsupported:
                 unchecked.append(text)
                 continue
-            origin = ", ".join(f"{s} from {where[s]}" for s in sorted(_names(node)) if s in where)
+            origin = ", ".join(f"{s} from {where[s]}" for s in sorted(symbols(node)) if s in where)
             message = f"symhlo contract: {text} must hold" + (f" ({origin})" if origin else "")
             bound = self._relation_bound(node, plain_at, values, ev)
             if bound is None:

@@ -139,6 +139,15 @@ _TEXT_CALLS = {"Mod": "mod", "PythonMod": "mod", "FloorDiv": "floordiv", "CeilDi
 _MAX_TEXT = 4096
 
 
+def symbols(e: Expr) -> set[str]:
+    """The symbols an expression reads."""
+    if not isinstance(e, list):
+        return set()
+    if e[0] == "sym":
+        return {e[1]}
+    return set().union(*(symbols(a) for a in e[1:]))
+
+
 def parse(text: str) -> Expr:
     """Size-expression text (`2*s0 + 1`, `(s0//2)`, `Mod(s0, 8)`) -> the tree form, without eval:
     only integers, symbol names, + - * / // % ** (small literal exponents) and the functions of

@@ -103,7 +103,8 @@ class _Ticker:
         print(f"\r{self.head}", end="", file=sys.stderr, flush=True)
 
 
-_STATS = {"iree_compiles": 0, "exports": 0, "backend_graphs": 0, "data_tiling_retries": 0}
+_STATS = {"iree_compiles": 0, "exports": 0, "backend_graphs": 0, "data_tiling_retries": 0,
+          "external_transients_retries": 0}
 _STATS_LOCK = threading.Lock()
 
 
@@ -114,7 +115,9 @@ def stats() -> dict:
       {"iree_compiles": N (iree-compile runs), "exports": N (ExportedPrograms lowered to
       StableHLO, by symhlo.export, symhlo.compile or the torch.compile backend),
       "backend_graphs": N (graphs the torch.compile backend received), "data_tiling_retries": N
-      (CPU compiles that IREE's data tiling failed and that were rebuilt without it)}.
+      (CPU compiles that IREE's data tiling failed and that were rebuilt without it),
+      "external_transients_retries": N (CPU compiles IREE failed with @main$transients, rebuilt
+      without it)}.
     """
     with _STATS_LOCK:
         return dict(_STATS)

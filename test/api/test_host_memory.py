@@ -77,3 +77,30 @@ def test_large_transients_reused_across_sizes_match_eager():
     external = cm(*args)
     rt._with_transients = None   # the plain @main, as iree-run-module calls it
     torch.testing.assert_close(cm(*args), external, rtol=0, atol=0)
+
+
+class WindowGather(torch.nn.Module):
+    """Gathers over windows whose index tensors IREE 3.13 sizes on the device mid-call."""
+
+    def forward(self, x):
+        h, w = x.shape[-2], x.shape[-1]
+        ih = (torch.arange(h // 2)[:, None] * 2 + torch.arange(2)[None, :]).clamp(max=h - 1)
+        jw = torch.arange((w + 2) // 3)[:, None] * 3 + torch.arange(3)[None, :]
+        g = x[:, :, ih[:, None, :, None], jw.clamp(max=w - 1)[None, :, None, :]]
+        return torch.where((jw < w)[None, :, None, :], g, torch.zeros(())).sum((-1, -2))
+
+
+def test_module_iree_cannot_size_before_the_call_is_built_with_one_entry():
+    """IREE refuses @main$transients where a size is computed on the device mid-call ("failed to
+    hoist transient size computations"): symhlo compiles the module again without it, counts the
+    retry, and the runtime calls @main."""
+    model = WindowGather()
+    before = symhlo.stats()["external_transients_retries"]
+    dims = {"x": {0: Dim("b", min=1, max=64), 2: Dim("h", min=4, max=512), 3: Dim("w", min=4, max=512)}}
+    cm = symhlo.compile(model, (torch.randn(2, 3, 10, 12),), dynamic_shapes=dims)
+    assert symhlo.stats()["external_transients_retries"] == before + 1
+    rt = cm._runtimes()[0]
+    assert rt._with_transients is None and "main$transients" not in rt.module.function_names
+    for shape in [(1, 3, 7, 9), (3, 3, 12, 5)]:
+        x = torch.randn(*shape)
+        torch.testing.assert_close(cm(x), model(x), rtol=1e-5, atol=1e-5)

@@ -48,3 +48,35 @@ func.func @main(%x: tensor<?xf32>) -> tensor<?xf32> {
   %0 = stablehlo.add %x, %x : tensor<?xf32>
   return %0 : tensor<?xf32>
 }
+
+// -----
+
+// A size from data (u0: nonzero's count, no input axis names it): IREE cannot size the transients
+// before the call; one entry.
+// CHECK-LABEL: func.func @main(
+// CHECK-NOT:   transients
+func.func @main(%x: tensor<?xf32>) -> tensor<?xf32> attributes {
+    symhlo.symbols = {n = [1, 100], u0 = [0, 100]}, symhlo.arg_names = ["x"],
+    symhlo.arg_shapes = [["n"]], symhlo.result_shapes = [["u0"]]} {
+  %c = stablehlo.constant dense<1> : tensor<1xi32>
+  %0 = stablehlo.real_dynamic_slice %x, %c, %c, %c : (tensor<?xf32>, tensor<1xi32>, tensor<1xi32>, tensor<1xi32>) -> tensor<?xf32>
+  return %0 : tensor<?xf32>
+}
+
+// -----
+
+// Control flow: the sizes inside a loop are the loop's; one entry.
+// CHECK-LABEL: func.func @main(
+// CHECK-NOT:   transients
+func.func @main(%x: tensor<?xf32>) -> tensor<?xf32> attributes {
+    symhlo.symbols = {n = [1, 100]}, symhlo.arg_names = ["x"], symhlo.arg_shapes = [["n"]]} {
+  %c = stablehlo.constant dense<0> : tensor<i32>
+  %0:2 = stablehlo.while(%i = %c, %v = %x) : tensor<i32>, tensor<?xf32>
+    cond {
+      %lt = stablehlo.compare LT, %i, %c : (tensor<i32>, tensor<i32>) -> tensor<i1>
+      stablehlo.return %lt : tensor<i1>
+    } do {
+      stablehlo.return %i, %v : tensor<i32>, tensor<?xf32>
+    }
+  return %0#1 : tensor<?xf32>
+}
