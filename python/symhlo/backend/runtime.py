@@ -10,6 +10,7 @@ aligned); the staging copy works on every driver.
 from __future__ import annotations
 
 import contextlib
+import os
 import re
 
 import numpy as np
@@ -143,7 +144,9 @@ class Runtime:
         # The same entry with its transient memory passed in (symhlo-externalize-transients-for-
         # iree): one storage buffer, grown to the largest size a call asks for, instead of an
         # allocation per call that IREE zeroes (64 MB and more for attention at seq 512).
-        self._with_transients = self.module.lookup_function(function + VMFB_TRANSIENTS_SUFFIX)
+        # SYMHLO_EXTERNAL_TRANSIENTS=0 calls @main as other hosts do (an A/B of the lever).
+        self._with_transients = None if os.environ.get("SYMHLO_EXTERNAL_TRANSIENTS") == "0" else \
+            self.module.lookup_function(function + VMFB_TRANSIENTS_SUFFIX)
         self._transients_size = self.module.lookup_function(
             function + VMFB_TRANSIENTS_SUFFIX + "_transients_size")
         self._storage = None
@@ -194,6 +197,9 @@ class Runtime:
                                   f"{' '.join(str(e).split())}") from None
             size = self._sizes[key] = max(int(out.get_variant(0)), 1)
         if size > self._storage_size:
+            # Grown by at least half again, so that a call sequence of slowly growing sizes (a
+            # decode loop's past length) reallocates a logarithmic number of times.
+            size = max(size, self._storage_size * 3 // 2)
             self._storage, self._storage_size = None, 0   # free the old one first
             self._storage, self._storage_size = self._buffer(size), size
         return self._storage
