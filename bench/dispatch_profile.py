@@ -2,6 +2,8 @@
 
 Exports the model both ways (the one dynamic compile's dims from bench/models.py, and static at
 the size), prepares both for IREE and compiles them with symhlo's iree-compile flags, then runs each
+(the entry symhlo's runtime calls: `@main$transients` with its storage where the module has one,
+else `@main`; `--plain-entry`: `@main`)
 under `iree-benchmark-module --device_profiling_mode=host-execution` and reads the profile with
 `iree-profile statistics`: per dispatch, the mean and the minimum wall time per call and the CPU
 time (sum of its tiles' times over the workers), and per module the wall and the process CPU time
@@ -30,6 +32,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -60,13 +63,31 @@ _UNIT_MS = {"ns": 1e-6, "us": 1e-3, "ms": 1.0, "s": 1e3}
 HOST_HEAP_ENV = {"MALLOC_MMAP_MAX_": "0", "MALLOC_TRIM_THRESHOLD_": str(1 << 30)}
 
 
+def entry(vmfb: Path, inputs: list[Path], plain: bool = False) -> tuple[str, list[str]]:
+    """The function symhlo's runtime calls and its extra inputs: @main$transients with a storage
+    of the size its query gives (symhlo-externalize-transients-for-iree), else @main."""
+    if plain:
+        return "main", []
+    q = subprocess.run([tool("iree-run-module"), f"--module={vmfb}", "--device=local-task",
+                        "--function=main$transients_transients_size",
+                        *[f"--input=@{p}" for p in inputs], "--input=1xi8"],
+                       capture_output=True, text=True)
+    m = re.search(r"i64=(\d+)", q.stdout)
+    if q.returncode != 0 or m is None:
+        return "main", []
+    return "main$transients", [f"--input={max(int(m.group(1)), 1)}xi8"]
+
+
 def profile(vmfb: Path, inputs: list[Path], out: Path, min_time: float,
-            runtime_flags: list[str] = (), env: dict | None = None) -> tuple[dict, tuple[float, float]]:
+            runtime_flags: list[str] = (), env: dict | None = None,
+            plain: bool = False) -> tuple[dict, tuple[float, float]]:
     """Per dispatch function (mean ms, min ms, CPU ms per call) from a host-execution profile,
     and the module's (wall ms, process CPU ms) per call from iree-benchmark-module."""
     prof = out.with_suffix(".ireeprof")
-    cmd = [tool("iree-benchmark-module"), f"--module={vmfb}", "--device=local-task", "--function=main",
-           *[f"--input=@{p}" for p in inputs], f"--benchmark_min_time={min_time}s",
+    function, storage = entry(vmfb, inputs, plain)
+    cmd = [tool("iree-benchmark-module"), f"--module={vmfb}", "--device=local-task",
+           f"--function={function}", *[f"--input=@{p}" for p in inputs], *storage,
+           f"--benchmark_min_time={min_time}s",
            "--device_profiling_mode=host-execution", f"--device_profiling_output={prof}",
            *runtime_flags]
     bench = subprocess.run(cmd, capture_output=True, text=True, check=True,
@@ -76,13 +97,27 @@ def profile(vmfb: Path, inputs: list[Path], out: Path, min_time: float,
     stats = subprocess.run([tool("iree-profile"), "statistics", "--format=jsonl", str(prof)],
                            capture_output=True, text=True, check=True).stdout
     rows = [json.loads(ln) for ln in stats.splitlines() if ln.strip()]
-    funcs = {}
-    for r in rows:
-        if r.get("row_type") == "host_execution_function":
-            n = r["sample_count"]
-            funcs[r["function_name"]] = (r["total_duration_ns"] / n / 1e6, r["minimum_duration_ns"] / 1e6,
-                                         r["tile_duration_sum_ns"] / n / 1e6)
-    return funcs, per_call
+    # One row per command of a command buffer (a dispatch at one place in the call): a static
+    # module replays one command buffer (sample_count = calls), a dynamic one records one per call
+    # (rows of one sample each). A dynamic module also runs one executable at several places
+    # (ResNet's repeated convolutions share theirs), so per-function rows averaged per sample
+    # would count it once per call: sum the commands' rows by function, over the calls (the
+    # samples of the first command).
+    ops = [r for r in rows if r.get("row_type") == "host_execution_command_operation"
+           and r.get("function_name")]
+    first = min((r["command_index"] for r in ops), default=0)
+    calls = max(sum(r["sample_count"] for r in ops if r["command_index"] == first), 1)
+    funcs: dict[str, list[float]] = {}
+    fastest: dict[tuple[str, int], float] = {}   # (function, command index) -> its minimum
+    for r in ops:
+        f = funcs.setdefault(r["function_name"], [0.0, 0.0, 0.0])
+        f[0] += r["total_duration_ns"] / calls / 1e6
+        f[2] += r["tile_duration_sum_ns"] / calls / 1e6
+        at = (r["function_name"], r["command_index"])
+        fastest[at] = min(fastest.get(at, float("inf")), r["minimum_duration_ns"] / 1e6)
+    for (name, _), ms in fastest.items():
+        funcs[name][1] += ms
+    return {k: tuple(v) for k, v in funcs.items()}, per_call
 
 
 def main(argv=None) -> int:
@@ -105,6 +140,9 @@ def main(argv=None) -> int:
     p.add_argument("--variant", action="append", default=[],
                    help="also profile the dynamic module prepared with one pipeline element replaced: "
                         "'PASS=PASS{opt=1}' ('PASS=' drops it); repeatable")
+    p.add_argument("--plain-entry", action="store_true",
+                   help="profile @main, as other hosts call it, not @main$transients (symhlo's runtime's "
+                        "entry where the module has it: transients in one storage buffer, not zeroed per call)")
     p.add_argument("--system-malloc", action="store_true",
                    help="leave glibc's malloc settings alone (symhlo's runtime changes them during a call)")
     p.add_argument("--out", default="/tmp/symhlo-dispatch-profile")
@@ -125,7 +163,7 @@ def main(argv=None) -> int:
     progs = {"dyn": symhlo.export(model, run.export_example(spec), dynamic_shapes=run.dynamic_shapes(spec)),
              "static": symhlo.export(model, xs)}
     flags = iree_flags("cpu", None, a.iree_flags.split()) + ["--iree-input-demote-f64-to-f32=true"]
-    texts = {name: prepare_for_iree(prog.text) for name, prog in progs.items()}
+    texts = {name: prepare_for_iree(prog.text, external_transients=True) for name, prog in progs.items()}
     variants = ([f"{a.drop_pass}="] if a.drop_pass else []) + a.variant
     if variants:
         extra = {}
@@ -146,7 +184,7 @@ def main(argv=None) -> int:
     for _ in range(a.rounds):
         for name, vmfb in vmfbs.items():
             runs[name].append(profile(vmfb, inputs, out / name, a.min_time, a.runtime_flags.split(),
-                                      None if a.system_malloc else HOST_HEAP_ENV))
+                                      None if a.system_malloc else HOST_HEAP_ENV, a.plain_entry))
         loads.append(os.getloadavg()[0])
     print(f"{spec.name} {spec.label(size)}; 1-minute load {min(loads):.1f}-{max(loads):.1f} on "
           f"{os.cpu_count()} cores; {a.rounds} round(s), {a.stat} over rounds"
@@ -185,7 +223,8 @@ def prepare_without(stablehlo_text: str, drop: str, instead: str = "") -> str:
     module = ir.Module.parse(stablehlo_text, new_context())
     run_pipeline(module, "builtin.module(" + ", ".join(instead if e == drop else e for e in elements
                                                        if e != drop or instead)
-                 + ", symhlo-insert-call-checks-for-iree{demote-f64=false})")
+                 + ", symhlo-insert-call-checks-for-iree{demote-f64=false}"
+                 + ", symhlo-externalize-transients-for-iree)")
     return str(module)
 
 

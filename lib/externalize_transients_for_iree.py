@@ -10,7 +10,9 @@ call), or page faults when glibc maps the block afresh. IREE's external transien
 (`hal.tensor.transients`) move those buffers into storage the caller passes; IREE adds a size
 query, `@main$transients_transients_size`, taking the same arguments. symhlo's runtime keeps one
 storage buffer per loaded module and grows it to the largest size asked for, as PyTorch's caching
-allocator keeps its blocks:
+allocator keeps its blocks. The storage is a `!hal.buffer_view` (of bytes), so that IREE's own
+tools can pass it as well (`iree-run-module --function=main$transients --input=@x.npy
+--input=67633152xi8`):
 
     func.func @main(%vx: !hal.buffer_view) -> !hal.buffer_view attributes {iree.reflection = ...} {
       ...
@@ -20,11 +22,11 @@ allocator keeps its blocks:
     }
   ==>
     (@main unchanged: iree-run-module and other hosts call it as before)
-    func.func @main$transients(%vx: !hal.buffer_view, %storage: !hal.buffer) -> !hal.buffer_view
+    func.func @main$transients(%vx: !hal.buffer_view, %storage: !hal.buffer_view) -> !hal.buffer_view
         attributes {iree.reflection = ...} {
       ...
       %r = call @symhlo_checked_main(%x)
-      %t = hal.tensor.transients %r : tensor<?x4xf32>{%d} from %storage : !hal.buffer
+      %t = hal.tensor.transients %r : tensor<?x4xf32>{%d} from %storage : !hal.buffer_view
       %v = hal.tensor.export %t "output0" : tensor<?x4xf32>{%d} -> !hal.buffer_view
       return %v
     }
@@ -65,7 +67,7 @@ class ExternalizeTransientsForIree(Pass):
     """A buffer-view @main with `?` inputs -> also @main$transients taking caller transient storage."""
 
     name = "symhlo-externalize-transients-for-iree"
-    summary = ("Add @main$transients: @main with its transient buffers in a !hal.buffer the caller "
+    summary = ("Add @main$transients: @main with its transient buffers in a buffer view the caller "
                "passes (hal.tensor.transients), for modules with dynamic inputs")
 
     def run(self, module: ir.Module) -> None:
@@ -82,7 +84,7 @@ class ExternalizeTransientsForIree(Pass):
                 return
             if not _has_dynamic_input(main) or not _sizes_known_before_the_call(module):
                 return
-            storage_type = ir.Type.parse("!hal.buffer")
+            storage_type = view   # bytes; a buffer view so that IREE's tools can pass one
             entry = main.clone(ip=ir.InsertionPoint.at_block_begin(module.body))
             name = ir.StringAttr(main.attributes["sym_name"]).value + VMFB_TRANSIENTS_SUFFIX
             entry.attributes["sym_name"] = ir.StringAttr.get(name)

@@ -1,16 +1,16 @@
 // RUN: symhlo-opt --symhlo-insert-call-checks-for-iree --symhlo-externalize-transients-for-iree --split-input-file %s | FileCheck %s
 
 // A `?` input: @main stays as symhlo-insert-call-checks-for-iree built it, and @main$transients,
-// the same entry with a trailing !hal.buffer, marks each result's transients as living in it.
+// the same entry with a trailing storage buffer view, marks each result's transients as living in it.
 // CHECK-LABEL: func.func @main$transients(
-// CHECK-SAME:    %[[VX:.*]]: !hal.buffer_view, %[[STORAGE:.*]]: !hal.buffer) -> (!hal.buffer_view, !hal.buffer_view)
+// CHECK-SAME:    %[[VX:.*]]: !hal.buffer_view, %[[STORAGE:.*]]: !hal.buffer_view) -> (!hal.buffer_view, !hal.buffer_view)
 // CHECK-SAME:    symhlo.declaration = "sync func @main(%input0: tensor<?x4xf32>) -> (%output0: tensor<?x4xf32>, %output1: tensor<4xf32>)"
 // CHECK:         %[[X:.*]] = "hal.tensor.import"(%[[VX]], %{{.*}})
 // CHECK:         %[[R:.*]]:2 = call @symhlo_checked_main(%[[X]])
 // CHECK:         %[[D:.*]] = tensor.dim %[[R]]#0
-// CHECK:         %[[T0:.*]] = "hal.tensor.transients"(%[[R]]#0, %[[D]], %[[STORAGE]]) : (tensor<?x4xf32>, index, !hal.buffer) -> tensor<?x4xf32>
+// CHECK:         %[[T0:.*]] = "hal.tensor.transients"(%[[R]]#0, %[[D]], %[[STORAGE]]) : (tensor<?x4xf32>, index, !hal.buffer_view) -> tensor<?x4xf32>
 // CHECK:         %[[O0:.*]] = "hal.tensor.export"(%[[T0]], %[[D]]) {name = "output0"
-// CHECK:         %[[T1:.*]] = "hal.tensor.transients"(%[[R]]#1, %[[STORAGE]]) : (tensor<4xf32>, !hal.buffer) -> tensor<4xf32>
+// CHECK:         %[[T1:.*]] = "hal.tensor.transients"(%[[R]]#1, %[[STORAGE]]) : (tensor<4xf32>, !hal.buffer_view) -> tensor<4xf32>
 // CHECK:         %[[O1:.*]] = "hal.tensor.export"(%[[T1]]) {name = "output1"
 // CHECK:         return %[[O0]], %[[O1]]
 // CHECK-LABEL: func.func @main(

@@ -205,11 +205,13 @@ class Runtime:
         return self._storage
 
     def _buffer(self, size: int):
+        """A device buffer of `size` bytes, as the i8 buffer view @main$transients takes."""
         import iree.runtime as rt
 
-        return self.device.allocator.allocate_buffer(
+        buffer = self.device.allocator.allocate_buffer(
             memory_type=rt.MemoryType.DEVICE_LOCAL, allowed_usage=rt.BufferUsage.DEFAULT,
             allocation_size=size)
+        return rt.HalBufferView(buffer, [size], rt.HalElementType.INT_8)
 
     # -- transfers -----------------------------------------------------------------------------
 
