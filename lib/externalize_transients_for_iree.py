@@ -9,7 +9,7 @@ to a pass-through pool that callocs it on every call: a 64 MB memset per call (3
 call), or page faults when glibc maps the block afresh. IREE's external transients
 (`hal.tensor.transients`) move those buffers into storage the caller passes; IREE adds a size
 query, `@main$transients_transients_size`, taking the same arguments. symhlo's runtime keeps one
-storage buffer per loaded module and grows it to the largest size asked for, as PyTorch's caching
+storage buffer per thread (shared by the modules it calls) and grows it to the largest size asked for, as PyTorch's caching
 allocator keeps its blocks. The storage is a `!hal.buffer_view` (of bytes), so that IREE's own
 tools can pass it as well (`iree-run-module --function=main$transients --input=@x.npy
 --input=67633152xi8`):

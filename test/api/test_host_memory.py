@@ -21,6 +21,7 @@ import torch
 from torch.export import Dim
 
 import symhlo
+from symhlo.backend.runtime import transient_storage_bytes
 
 GLIBC = platform.system() == "Linux" and platform.libc_ver()[0] == "glibc"
 _PROBE = ("import symhlo, torch, symhlo.backend.host_heap as r\n"
@@ -54,8 +55,8 @@ class Attention(torch.nn.Module):
 
 def test_large_transients_reused_across_sizes_match_eager():
     """The dynamic module runs through @main$transients (symhlo-externalize-transients-for-iree)
-    in one storage buffer that grows to the largest call and is reused by smaller ones (holding
-    the larger call's data); @main, what other hosts call, gives the same numbers."""
+    in the thread's one storage buffer, which grows to the largest call and is reused by smaller
+    ones (holding the larger call's data); @main, what other hosts call, gives the same numbers."""
     model = Attention()
     g = torch.Generator().manual_seed(0)
     qkv = lambda b, s: tuple(torch.randn(b, 4, s, 16, generator=g) for _ in range(3))  # noqa: E731
@@ -69,10 +70,11 @@ def test_large_transients_reused_across_sizes_match_eager():
     for b, s in [(1, 100), (4, 512), (1, 100), (3, 300), (4, 512)]:
         args = qkv(b, s)
         out = cm(*args)
-        held.append(rt._storage_size)
+        held.append(transient_storage_bytes())
         assert out.shape == (b, 4, s, 16)
         torch.testing.assert_close(out, model(*args), rtol=1e-5, atol=1e-5)
     assert held[0] > 0 and held[1] > 32 << 20 and held[1:] == [held[1]] * 4, held
+    assert transient_storage_bytes() == held[-1]   # one per thread, whatever modules it calls
     args = qkv(3, 300)
     external = cm(*args)
     rt._with_transients = None   # the plain @main, as iree-run-module calls it

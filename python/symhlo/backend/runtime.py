@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+import threading
 
 import numpy as np
 from symhlo.passes.contract_attrs import VMFB_TRANSIENTS_SUFFIX
@@ -142,15 +143,14 @@ class Runtime:
         self.signature = declaration(self.function.reflection)
         self._n_args, self._n_results = _arity(self.signature)
         # The same entry with its transient memory passed in (symhlo-externalize-transients-for-
-        # iree): one storage buffer, grown to the largest size a call asks for, instead of an
-        # allocation per call that IREE zeroes (64 MB and more for attention at seq 512).
+        # iree): one storage buffer per thread and driver, shared by every module the thread
+        # calls (its calls never overlap), grown to the largest size a call asks for, instead of
+        # an allocation per call that IREE zeroes (64 MB and more for attention at seq 512).
         # SYMHLO_EXTERNAL_TRANSIENTS=0 calls @main as other hosts do (an A/B of the lever).
         self._with_transients = None if os.environ.get("SYMHLO_EXTERNAL_TRANSIENTS") == "0" else \
             self.module.lookup_function(function + VMFB_TRANSIENTS_SUFFIX)
         self._transients_size = self.module.lookup_function(
             function + VMFB_TRANSIENTS_SUFFIX + "_transients_size")
-        self._storage = None
-        self._storage_size = 0
         self._sizes: dict[tuple, int] = {}
 
     def __call__(self, arrays: list[np.ndarray]) -> list[np.ndarray]:
@@ -178,17 +178,22 @@ class Runtime:
             return [self._to_host(rets, i) for i in range(len(rets))]
 
     def _transient_storage(self, args, arrays: list[np.ndarray]):
-        """A device buffer holding at least the transient bytes this call needs (IREE's size query
-        for these input shapes, remembered per shape), grown when a call needs more."""
+        """The calling thread's storage for this driver, holding at least the transient bytes
+        this call needs (IREE's size query for these input shapes, remembered per shape), grown
+        when a call needs more."""
         import iree.runtime as rt
 
+        held = getattr(_STORAGE, "by_driver", None)
+        if held is None:
+            held = _STORAGE.by_driver = {}
+        storage, capacity = held.get(self.driver, (None, 0))
         key = tuple((a.shape, a.dtype.str) for a in arrays)
         size = self._sizes.get(key)
         if size is None:
             query = rt.VmVariantList(len(arrays) + 1)
             for i in range(len(arrays)):
                 query.push_ref(args.get_as_object(i, rt.HalBufferView))
-            query.push_ref(self._storage if self._storage is not None else self._buffer(1))
+            query.push_ref(storage if storage is not None else self._buffer(1))
             out = rt.VmVariantList(1)
             try:
                 self.ctx.invoke(self._transients_size, query, out)
@@ -196,13 +201,14 @@ class Runtime:
                 raise SymhloError(f"the module failed on IREE driver '{self.driver}': "
                                   f"{' '.join(str(e).split())}") from None
             size = self._sizes[key] = max(int(out.get_variant(0)), 1)
-        if size > self._storage_size:
+        if size > capacity:
             # Grown by at least half again, so that a call sequence of slowly growing sizes (a
             # decode loop's past length) reallocates a logarithmic number of times.
-            size = max(size, self._storage_size * 3 // 2)
-            self._storage, self._storage_size = None, 0   # free the old one first
-            self._storage, self._storage_size = self._buffer(size), size
-        return self._storage
+            size = max(size, capacity * 3 // 2)
+            held[self.driver] = (None, 0)   # free the old one first
+            storage = self._buffer(size)
+            held[self.driver] = (storage, size)
+        return storage
 
     def _buffer(self, size: int):
         """A device buffer of `size` bytes, as the i8 buffer view @main$transients takes."""
@@ -260,6 +266,15 @@ class Runtime:
         rt.HalFence.create_at(sem, 1).wait()
         mapped = staging.map()
         return np.array(mapped.asarray(shape, dtype), copy=True)
+
+
+# Per thread: {driver: (storage buffer view, its bytes)} for @main$transients (Runtime.__call__).
+_STORAGE = threading.local()
+
+
+def transient_storage_bytes(driver: str = "local-task") -> int:
+    """Bytes of transient storage the calling thread holds for `driver` (0: none yet)."""
+    return getattr(_STORAGE, "by_driver", {}).get(driver, (None, 0))[1]
 
 
 def _arity(signature: str) -> tuple[int | None, int | None]:
