@@ -50,7 +50,7 @@ from torch_mlir import ir
 
 from .builder import OpBuilder
 from .contract_attrs import ARG_SHAPES, VMFB_TRANSIENTS_SUFFIX, symbol_ranges
-from .ir_util import walk_ops
+from .ir_util import is_dynamic, walk_ops
 from .registry import Pass
 from .insert_call_checks_for_iree import CHECKED_MAIN
 from .size_exprs import parse, symbols
@@ -84,14 +84,13 @@ class ExternalizeTransientsForIree(Pass):
                 return
             if not _has_dynamic_input(main) or not _sizes_known_before_the_call(module):
                 return
-            storage_type = view   # bytes; a buffer view so that IREE's tools can pass one
             entry = main.clone(ip=ir.InsertionPoint.at_block_begin(module.body))
             name = ir.StringAttr(main.attributes["sym_name"]).value + VMFB_TRANSIENTS_SUFFIX
             entry.attributes["sym_name"] = ir.StringAttr.get(name)
             entry.attributes["function_type"] = ir.TypeAttr.get(ir.FunctionType.get(
-                [*ftype.inputs, storage_type], list(ftype.results)))
+                [*ftype.inputs, view], list(ftype.results)))  # storage: bytes, as IREE's tools pass
             block = entry.regions[0].blocks[0]
-            storage = block.add_argument(storage_type, main.location)
+            storage = block.add_argument(view, main.location)
             for export in [op for op in walk_ops(entry) if op.name == "hal.tensor.export"]:
                 source = export.operands[0]
                 b = OpBuilder(export)
@@ -105,7 +104,7 @@ def _has_dynamic_input(main: ir.Operation) -> bool:
     for op in walk_ops(main):
         if op.name == "hal.tensor.import" and isinstance(op.results[0].type, ir.ShapedType):
             t = ir.ShapedType(op.results[0].type)
-            if t.has_rank and any(ir.ShapedType.is_dynamic_size(d) for d in t.shape):
+            if t.has_rank and any(is_dynamic(d) for d in t.shape):
                 return True
     return False
 

@@ -147,10 +147,11 @@ class Runtime:
         # calls (its calls never overlap), grown to the largest size a call asks for, instead of
         # an allocation per call that IREE zeroes (64 MB and more for attention at seq 512).
         # SYMHLO_EXTERNAL_TRANSIENTS=0 calls @main as other hosts do (an A/B of the lever).
-        self._with_transients = None if os.environ.get("SYMHLO_EXTERNAL_TRANSIENTS") == "0" else \
-            self.module.lookup_function(function + VMFB_TRANSIENTS_SUFFIX)
         self._transients_size = self.module.lookup_function(
             function + VMFB_TRANSIENTS_SUFFIX + "_transients_size")
+        self._with_transients = None \
+            if os.environ.get("SYMHLO_EXTERNAL_TRANSIENTS") == "0" or self._transients_size is None \
+            else self.module.lookup_function(function + VMFB_TRANSIENTS_SUFFIX)
         self._sizes: dict[tuple, int] = {}
 
     def __call__(self, arrays: list[np.ndarray]) -> list[np.ndarray]:
@@ -160,22 +161,24 @@ class Runtime:
         if self._n_args is not None and len(arrays) != self._n_args:
             raise SymhloError(f"the module takes {self._n_args} arrays, got {len(arrays)} "
                               f"({self.signature})")
-        external = self._with_transients is not None and self._transients_size is not None
-        args = rt.VmVariantList(len(arrays) + external)
+        function = self._with_transients or self.function
+        args = rt.VmVariantList(len(arrays) + (function is not self.function))
         for a in arrays:
             args.push_ref(self._to_device(np.require(a, requirements="C")))  # keeps 0-d arrays 0-d
-        function = self.function
-        if external:
+        if function is not self.function:
             args.push_ref(self._transient_storage(args, arrays))
-            function = self._with_transients
         rets = rt.VmVariantList(self._n_results or 4)
         with HOST_HEAP if self._host_heap else _NO_HEAP:
-            try:
-                self.ctx.invoke(function, args, rets)
-            except Exception as e:
-                raise SymhloError(f"the module failed on IREE driver '{self.driver}': "
-                                  f"{' '.join(str(e).split())}") from None
+            self._invoke(function, args, rets)
             return [self._to_host(rets, i) for i in range(len(rets))]
+
+    def _invoke(self, function, args, rets) -> None:
+        """ctx.invoke, its failure as a SymhloError naming the driver."""
+        try:
+            self.ctx.invoke(function, args, rets)
+        except Exception as e:
+            raise SymhloError(f"the module failed on IREE driver '{self.driver}': "
+                              f"{' '.join(str(e).split())}") from None
 
     def _transient_storage(self, args, arrays: list[np.ndarray]):
         """The calling thread's storage for this driver, holding at least the transient bytes
@@ -195,11 +198,7 @@ class Runtime:
                 query.push_ref(args.get_as_object(i, rt.HalBufferView))
             query.push_ref(storage if storage is not None else self._buffer(1))
             out = rt.VmVariantList(1)
-            try:
-                self.ctx.invoke(self._transients_size, query, out)
-            except Exception as e:
-                raise SymhloError(f"the module failed on IREE driver '{self.driver}': "
-                                  f"{' '.join(str(e).split())}") from None
+            self._invoke(self._transients_size, query, out)
             size = self._sizes[key] = max(int(out.get_variant(0)), 1)
         if size > capacity:
             # Grown by at least half again, so that a call sequence of slowly growing sizes (a
