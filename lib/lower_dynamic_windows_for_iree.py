@@ -464,15 +464,18 @@ def _unblock(e: OpBuilder, y4: ir.Value, blocks: ConvBlocks, result_t: ir.Ranked
         parts = {0: [0], 1: [2], 2: [1, 3], 3: [4]}
     y = e.expand_shape(y4, [list(range(no)), [no], [no + 1], [no + 2]], y_t,
                        [v for v, s in zip(y_sizes, y_t.shape) if is_dynamic(s)])
-    order = [parts[y_cl.index(a)] for a in range(4)]
+    # channels-last first (the slice there), then one transpose to the op's layout: after NCHW
+    # batch norm and ReLU, symhlo-sink-transposes-for-iree meets it with the next conv's own
+    order = [parts[j] for j in range(4)]
     yt = _transpose(e, y, [ax for grp in order for ax in grp])
     groups, i = [], 0
     for grp in order:
         groups.append(list(range(i, i + len(grp))))
         i += len(grp)
-    wide = [dyn if len(grp) > 1 else result_t.shape[a] for a, grp in enumerate(order)]
+    wide = [dyn if len(grp) > 1 else result_t.shape[y_cl[j]] for j, grp in enumerate(order)]
     yc = e.collapse_shape(yt, groups, ir.RankedTensorType.get(wide, elt))
-    return e.extract_slice(yc, [0] * 4, final)
+    ys = e.extract_slice(yc, [0] * 4, [final[y_cl[j]] for j in range(4)])
+    return _transpose(e, ys, _inverse(y_cl))
 
 
 def _grouped_conv_2d(e: OpBuilder, padded: ir.Value, k: ir.Value, result_t: ir.RankedTensorType,

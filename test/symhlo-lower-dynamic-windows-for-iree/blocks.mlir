@@ -4,9 +4,10 @@
 // filters): a direct convolution over blocks of 8 output rows x 16 output columns. The input
 // gets (8 - 1) * stride more rows and (16 - 1) * stride more columns of high padding; each
 // block's halo (7 * 2 + 3 = 17 rows, 15 * 2 + 3 = 33 columns) is copied to N x RB x OB x 17 x
-// 33 x C, the blocks become the batch of a conv_2d_nhwc_hwcf whose spatial dims are static, and
-// one transpose takes N x RB x OB x 8 x 16 x F to the op's NCHW layout before the rows past OH
-// and the columns past OW are sliced off.
+// 33 x C, the blocks become the batch of a conv_2d_nhwc_hwcf whose spatial dims are static,
+// N x RB x OB x 8 x 16 x F is put back in channels-last order, the rows past OH and the columns
+// past OW are sliced off, and one transpose takes it to the op's NCHW layout (where
+// symhlo-sink-transposes-for-iree meets it with the next convolution's transpose to NHWC).
 // CHECK-DAG:   #[[HALO:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d1 * 16 + d3, d2 * 32 + d4, d5)>
 // CHECK-LABEL: func @conv2d_blocks
 // CHECK:         %[[K:.*]] = stablehlo.transpose %arg1, dims = [2, 3, 1, 0] : (tensor<4x3x3x3xf32>) -> tensor<3x3x3x4xf32>
@@ -37,10 +38,11 @@
 // CHECK:         %[[F:.*]] = linalg.fill ins(%{{.*}} : f32) outs(%[[Z]] : tensor<?x8x16x4xf32>)
 // CHECK:         %[[C:.*]] = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%[[X4]], %[[K]] : tensor<?x17x33x3xf32>, tensor<3x3x3x4xf32>) outs(%[[F]] : tensor<?x8x16x4xf32>)
 // CHECK:         %[[Y:.*]] = tensor.expand_shape %[[C]] {{\[\[}}0, 1, 2], [3], [4], [5]] output_shape [%[[N]], %[[RB]], %[[OB]], 8, 16, 4] : tensor<?x8x16x4xf32> into tensor<?x?x?x8x16x4xf32>
-// CHECK:         %[[T:.*]] = stablehlo.transpose %[[Y]], dims = [0, 5, 1, 3, 2, 4] : (tensor<?x?x?x8x16x4xf32>) -> tensor<?x4x?x8x?x16xf32>
-// CHECK:         %[[W:.*]] = tensor.collapse_shape %[[T]] {{\[\[}}0], [1], [2, 3], [4, 5]] : tensor<?x4x?x8x?x16xf32> into tensor<?x4x?x?xf32>
-// CHECK:         %[[S:.*]] = tensor.extract_slice %[[W]][0, 0, 0, 0] [%[[N]], 4, %[[OH]], %[[OW]]] [1, 1, 1, 1] : tensor<?x4x?x?xf32> to tensor<?x4x?x?xf32>
-// CHECK:         return %[[S]]
+// CHECK:         %[[T:.*]] = stablehlo.transpose %[[Y]], dims = [0, 1, 3, 2, 4, 5] : (tensor<?x?x?x8x16x4xf32>) -> tensor<?x?x8x?x16x4xf32>
+// CHECK:         %[[W:.*]] = tensor.collapse_shape %[[T]] {{\[\[}}0], [1, 2], [3, 4], [5]] : tensor<?x?x8x?x16x4xf32> into tensor<?x?x?x4xf32>
+// CHECK:         %[[S:.*]] = tensor.extract_slice %[[W]][0, 0, 0, 0] [%[[N]], %[[OH]], %[[OW]], 4] [1, 1, 1, 1] : tensor<?x?x?x4xf32> to tensor<?x?x?x4xf32>
+// CHECK:         %[[R:.*]] = stablehlo.transpose %[[S]], dims = [0, 3, 1, 2] : (tensor<?x?x?x4xf32>) -> tensor<?x4x?x?xf32>
+// CHECK:         return %[[R]]
 func.func @conv2d_blocks(%arg0: tensor<?x3x?x?xf32>, %arg1: tensor<4x3x3x3xf32>) -> tensor<?x4x?x?xf32> {
   %0 = stablehlo.convolution(%arg0, %arg1) dim_numbers = [b, f, 0, 1]x[o, i, 0, 1]->[b, f, 0, 1], window = {stride = [2, 2], pad = [[1, 1], [1, 1]], rhs_dilate = [1, 1]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<?x3x?x?xf32>, tensor<4x3x3x3xf32>) -> tensor<?x4x?x?xf32>
   return %0 : tensor<?x4x?x?xf32>
@@ -49,14 +51,16 @@ func.func @conv2d_blocks(%arg0: tensor<?x3x?x?xf32>, %arg1: tensor<4x3x3x3xf32>)
 // -----
 
 // A static height (only W is `?`): blocks of 16 columns only, the rows whole (HP x BW halos,
-// 32 x 18 here), and the transpose back goes N x OB x OH x 16 x F -> N x F x OH x OB x 16.
+// 32 x 18 here); N x OB x OH x 16 x F goes back to N x OH x OB x 16 x F, is sliced to OW and
+// transposed to NCHW.
 // CHECK-DAG:   #[[HALO1:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d2, d1 * 16 + d3, d4)>
 // CHECK-LABEL: func @conv2d_blocks_static_height
 // CHECK:         stablehlo.pad %{{.*}}, %{{.*}}, low = [0, 1, 1, 0], high = [0, 1, 16, 0]
 // CHECK:         linalg.generic {indexing_maps = [#[[HALO1]], {{.*}}]{{.*}} outs(%{{.*}} : tensor<2x?x32x18x3xf32>)
 // CHECK:         linalg.conv_2d_nhwc_hwcf {{.*}} ins(%{{.*}}, %{{.*}} : tensor<?x32x18x3xf32>, tensor<3x3x3x4xf32>) outs(%{{.*}} : tensor<?x30x16x4xf32>)
-// CHECK:         stablehlo.transpose %{{.*}}, dims = [0, 4, 2, 1, 3] : (tensor<2x?x30x16x4xf32>) -> tensor<2x4x30x?x16xf32>
-// CHECK:         tensor.extract_slice %{{.*}}[0, 0, 0, 0] [2, 4, 30, %{{.*}}] [1, 1, 1, 1] : tensor<2x4x30x?xf32> to tensor<2x4x30x?xf32>
+// CHECK:         stablehlo.transpose %{{.*}}, dims = [0, 2, 1, 3, 4] : (tensor<2x?x30x16x4xf32>) -> tensor<2x30x?x16x4xf32>
+// CHECK:         tensor.extract_slice %{{.*}}[0, 0, 0, 0] [2, 30, %{{.*}}, 4] [1, 1, 1, 1] : tensor<2x30x?x4xf32> to tensor<2x30x?x4xf32>
+// CHECK:         stablehlo.transpose %{{.*}}, dims = [0, 3, 1, 2] : (tensor<2x30x?x4xf32>) -> tensor<2x4x30x?xf32>
 func.func @conv2d_blocks_static_height(%arg0: tensor<2x3x30x?xf32>, %arg1: tensor<4x3x3x3xf32>) -> tensor<2x4x30x?xf32> {
   %0 = stablehlo.convolution(%arg0, %arg1) dim_numbers = [b, f, 0, 1]x[o, i, 0, 1]->[b, f, 0, 1], window = {stride = [1, 1], pad = [[1, 1], [1, 1]], rhs_dilate = [1, 1]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<2x3x30x?xf32>, tensor<4x3x3x3xf32>) -> tensor<2x4x30x?xf32>
   return %0 : tensor<2x4x30x?xf32>

@@ -3,7 +3,8 @@
 // conv -> per-channel scale -> ReLU -> 2x2 max pool: the conv is a direct conv over 8 x 16
 // blocks, and the scale, the ReLU and the pooling move onto its `B x 8 x 16 x F` blocks (the
 // per-channel operand broadcast along F, the scalar one over everything); only the pooled
-// `B x 4 x 8 x F` blocks go back to NCHW, sliced to (OH - 2) / 2 + 1 x (OW - 2) / 2 + 1.
+// `B x 4 x 8 x F` blocks go back to NHWC, sliced to (OH - 2) / 2 + 1 x (OW - 2) / 2 + 1, and
+// transposed to NCHW.
 // CHECK-LABEL: func @conv_scale_relu_pool
 // CHECK:         %[[C:.*]] = linalg.conv_2d_nhwc_hwcf {{.*}} -> tensor<?x8x16x4xf32>
 // CHECK:         %[[S:.*]] = stablehlo.reshape %arg2 : (tensor<4x1x1xf32>) -> tensor<4xf32>
@@ -13,9 +14,10 @@
 // CHECK:         %[[R:.*]] = stablehlo.maximum %[[M]], %[[ZB]] : tensor<?x8x16x4xf32>
 // CHECK:         %[[P:.*]] = linalg.pooling_nhwc_max {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%[[R]], %{{.*}} : tensor<?x8x16x4xf32>, tensor<2x2xf32>) outs(%{{.*}} : tensor<?x4x8x4xf32>)
 // CHECK:         %[[E:.*]] = tensor.expand_shape %[[P]] {{\[\[}}0, 1, 2], [3], [4], [5]] {{.*}} : tensor<?x4x8x4xf32> into tensor<?x?x?x4x8x4xf32>
-// CHECK:         %[[T:.*]] = stablehlo.transpose %[[E]], dims = [0, 5, 1, 3, 2, 4] : (tensor<?x?x?x4x8x4xf32>) -> tensor<?x4x?x4x?x8xf32>
-// CHECK:         %[[W:.*]] = tensor.collapse_shape %[[T]] {{\[\[}}0], [1], [2, 3], [4, 5]]
-// CHECK:         %[[O:.*]] = tensor.extract_slice %[[W]]
+// CHECK:         %[[T:.*]] = stablehlo.transpose %[[E]], dims = [0, 1, 3, 2, 4, 5] : (tensor<?x?x?x4x8x4xf32>) -> tensor<?x?x4x?x8x4xf32>
+// CHECK:         %[[W:.*]] = tensor.collapse_shape %[[T]] {{\[\[}}0], [1, 2], [3, 4], [5]]
+// CHECK:         %[[S:.*]] = tensor.extract_slice %[[W]]
+// CHECK:         %[[O:.*]] = stablehlo.transpose %[[S]], dims = [0, 3, 1, 2] : (tensor<?x?x?x4xf32>) -> tensor<?x4x?x?xf32>
 // CHECK-NOT:     stablehlo.reduce_window
 // CHECK:         return %[[O]]
 func.func @conv_scale_relu_pool(%arg0: tensor<?x3x?x?xf32>, %arg1: tensor<4x3x3x3xf32>, %arg2: tensor<4x1x1xf32>, %shape: tensor<4xi64>) -> tensor<?x4x?x?xf32> {
