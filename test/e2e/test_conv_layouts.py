@@ -1,0 +1,77 @@
+"""A CNN over `?` batch, H and W whose convolutions run channels-last while torch's model is NCHW:
+symhlo-sink-transposes-for-iree moves each conv's transpose back to NCHW below its batch norm,
+ReLU, residual add, clamp and pooling, where it meets the next conv's transpose to NHWC.
+
+Checked: the numbers against eager at four sizes (odd ones included: the blocked convolutions
+slice their last blocks), and in the IREE input that only the NCHW <-> NHWC transposes the
+layouts still need are left (the input's, and the one before the max pool with overlapping
+windows, which stays NCHW).
+"""
+
+from __future__ import annotations
+
+import re
+
+import torch
+from torch import nn
+from torch.export import Dim
+
+import symhlo
+from symhlo.backend.compiler import prepare_for_iree
+from e2e_harness import check_model
+
+
+def bn(c: int, seed: int) -> nn.BatchNorm2d:
+    """Batch norm with running statistics that are not the identity."""
+    g = torch.Generator().manual_seed(seed)
+    m = nn.BatchNorm2d(c)
+    m.running_mean.copy_(torch.randn(c, generator=g) * 0.1)
+    m.running_var.copy_(torch.rand(c, generator=g) + 0.5)
+    m.weight.data.copy_(torch.rand(c, generator=g) + 0.5)
+    m.bias.data.copy_(torch.randn(c, generator=g) * 0.1)
+    return m
+
+
+class LayoutNet(nn.Module):
+    def __init__(self):
+        super().__init__()
+        torch.manual_seed(0)
+        self.stem = nn.Sequential(nn.Conv2d(3, 8, 3, padding=1, bias=False), bn(8, 1), nn.ReLU())
+        self.pool = nn.MaxPool2d(2)                                   # non-overlapping: on the blocks
+        self.a = nn.Sequential(nn.Conv2d(8, 8, 3, padding=1, bias=False), bn(8, 2), nn.ReLU(),
+                               nn.Conv2d(8, 8, 3, padding=1, bias=False), bn(8, 3))
+        self.down = nn.Sequential(nn.Conv2d(8, 40, 3, stride=2, padding=1), bn(40, 4), nn.Hardtanh(-1, 2))
+        self.b = nn.Sequential(nn.Conv2d(40, 40, 3, padding=1, bias=False), bn(40, 5))  # im2col (> 32 channels)
+        self.overlap = nn.MaxPool2d(3, stride=2, padding=1)           # overlapping windows: NCHW
+        self.head = nn.Linear(40, 5)
+
+    def forward(self, x):
+        y = self.pool(self.stem(x))
+        y = torch.relu(self.a(y) + y)
+        y = self.down(y)
+        y = torch.relu(self.b(y) * 0.5 + y)
+        y = self.overlap(y)
+        return self.head(y.mean((2, 3)))
+
+
+def _dims():
+    return ({0: Dim("b", min=1, max=8), 2: Dim("h", min=16, max=256), 3: Dim("w", min=16, max=256)},)
+
+
+def test_layout_net_matches_eager():
+    sizes = [(torch.randn(1, 3, 16, 16),), (torch.randn(2, 3, 33, 47),), (torch.randn(3, 3, 64, 40),),
+             (torch.randn(1, 3, 17, 70),)]
+    check_model("conv layouts", LayoutNet(), (torch.randn(2, 3, 32, 32),), _dims(), sizes,
+                rtol=1e-4, atol=1e-4)
+
+
+def test_only_needed_transposes_are_left():
+    prog = symhlo.export(LayoutNet().eval(), (torch.randn(2, 3, 32, 32),), dynamic_shapes=_dims())
+    text = prepare_for_iree(prog.text)
+    # transposes of activations (a `?` batch axis); the weights' static transposes are not counted
+    acts = re.findall(r"stablehlo\.transpose %\S+, dims = \[([\d, ]+)\] : \(tensor<\?x[^)]*\)", text)
+    # NCHW <-> NHWC: the input's, and the one back to NCHW for the overlapping max pool (without
+    # the pass: one pair around each of the five convolutions and the pools)
+    assert [a for a in acts if a.count(",") == 3] == ["0, 2, 3, 1", "0, 3, 1, 2"], acts
+    # the blocked convolutions' blocks put back in order (channels last), one per blocked conv
+    assert [a for a in acts if a.count(",") == 5] == ["0, 1, 3, 2, 4, 5"] * 3, acts
