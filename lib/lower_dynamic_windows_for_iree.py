@@ -34,16 +34,22 @@ into the patch loop instead of re-reading a `? x K` matrix that needs padding. S
 (8-16 channels) at (8, 3, 128, 128), batch/H/W dynamic, per dispatch (min over calls): 84.8 ->
 10.1 ms (static 1.1); blocks of 8 do not fuse (115 ms), 32 is no better than 16. Only
 convolutions that pad their last spatial axis anyway (so that no new pad op appears) and have
-at most `block-max-channels` (32) input channels are blocked: with ResNet-18's
-64-512 the matmul outweighs the patch copy, and the surplus of the last block (a 7-wide map
-computed 16 wide) made it slower (batch 8 at 224, H/W dynamic: 2640 -> 2965 ms blocking every
-conv; 2543 -> 2080 ms blocking only the 3-channel stem).
+at most `block-max-channels` (128) input channels are blocked: with ResNet-18's 256 and 512
+the matmul outweighs the patch copy, and the surplus of the last block (a 7-wide map computed
+16 wide) made it slower (batch 8 at 224, H/W dynamic: 2640 -> 2965 ms blocking every conv as
+an im2col).
 
-A blocked 2-D convolution with at most `direct-max-filters` (32) filters is not an im2col but a
+A blocked 2-D convolution with at most `direct-max-filters` (128) filters is not an im2col but a
 direct `linalg.conv_2d_nhwc_hwcf` over blocks of `block-rows` (8) x `block-width` output positions
 (`conv_as_blocked_direct`), and a non-overlapping pooling of its per-channel elementwise chain
 (batch norm, ReLU) runs on those blocks (`pool_over_conv_blocks`): the small CNN's CPU per
-call, dyn / static, 5.36 -> 1.59 at batch 8, 3.53 -> 2.03 at batch 1.
+call, dyn / static, 5.36 -> 1.59 at batch 8, 3.53 -> 2.03 at batch 1. The 128 of both options:
+ResNet-18 H/W dynamic at 224, process CPU per call / static (`bench/dispatch_profile.py`, 2
+alternated rounds, idle Xeon): limits 32 -> 64 -> 128 -> 256 (512: every 3x3 conv direct)
+gave 1.10 -> 0.97 -> 0.96 -> 1.04 (1.83) at batch 1, 1.27 -> 1.00 -> 0.96 at batch 8. Deeper
+layers have more channels and smaller maps: 14x14 and 7x7 computed in 8 x 16 blocks waste
+1.3x and 2.6x, where the im2col matmul wastes nothing. A proxy for the map size, which is `?`
+here: a network whose wide layers run on large maps would want a higher limit.
 
 Covered: 1-D, 2-D and 3-D convolutions in any layout (`conv_layout`: torch's NCHW / OIHW,
 jax's NHWC / HWIO, anything else through transposes; im2col reads channels-last, so an NHWC
@@ -828,10 +834,10 @@ class LowerDynamicWindowsForIree(Pass):
     # im2col computes a `?` last output axis in blocks of this many positions (1: no blocks) ...
     block_width: int = 16
     # ... in convolutions with at most this many input channels
-    block_max_channels: int = 32
+    block_max_channels: int = 128
     # blocked 2-D convolutions with at most this many filters are direct convolutions over the
     # blocks (conv_as_blocked_direct), the others im2col matmuls
-    direct_max_filters: int = 32
+    direct_max_filters: int = 128
     # ... which compute a `?` height in blocks of this many rows (0: not blocked)
     block_rows: int = 8
 

@@ -41,7 +41,7 @@ class LayoutNet(nn.Module):
         self.a = nn.Sequential(nn.Conv2d(8, 8, 3, padding=1, bias=False), bn(8, 2), nn.ReLU(),
                                nn.Conv2d(8, 8, 3, padding=1, bias=False), bn(8, 3))
         self.down = nn.Sequential(nn.Conv2d(8, 40, 3, stride=2, padding=1), bn(40, 4), nn.Hardtanh(-1, 2))
-        self.b = nn.Sequential(nn.Conv2d(40, 40, 3, padding=1, bias=False), bn(40, 5))  # im2col (> 32 channels)
+        self.b = nn.Sequential(nn.Conv2d(40, 40, 3, padding=1, bias=False), bn(40, 5))
         self.overlap = nn.MaxPool2d(3, stride=2, padding=1)           # overlapping windows: NCHW
         self.head = nn.Linear(40, 5)
 
@@ -73,5 +73,6 @@ def test_only_needed_transposes_are_left():
     # NCHW <-> NHWC: the input's, and the one back to NCHW for the overlapping max pool (without
     # the pass: one pair around each of the five convolutions and the pools)
     assert [a for a in acts if a.count(",") == 3] == ["0, 2, 3, 1", "0, 3, 1, 2"], acts
-    # the blocked convolutions' blocks put back in order (channels last), one per blocked conv
-    assert [a for a in acts if a.count(",") == 5] == ["0, 1, 3, 2, 4, 5"] * 3, acts
+    # the blocks of each convolution (all five: at most 128 channels and filters, direct over
+    # 8 x 16 blocks) put back in order, channels last
+    assert [a for a in acts if a.count(",") == 5] == ["0, 1, 3, 2, 4, 5"] * 5, acts

@@ -87,7 +87,7 @@ func.func @conv2d_blocks_nhwc(%arg0: tensor<?x?x?x3xf32>, %arg1: tensor<3x3x3x8x
 
 // -----
 
-// More than 32 filters (direct-max-filters; ResNet-18's 3-channel stem has 64): im2col in blocks
+// More than 128 filters (direct-max-filters): im2col in blocks
 // of 16 columns. The patches are N x OH x ceil(OW / 16) x 16 x KH x KW x C (static inside, so
 // IREE's pack of the matmul rows, 16 to a tile, fuses into the patch loop), and the columns past
 // OW are sliced off the product.
@@ -102,14 +102,14 @@ func.func @conv2d_blocks_nhwc(%arg0: tensor<?x?x?x3xf32>, %arg1: tensor<3x3x3x8x
 // CHECK:         %[[E:.*]] = tensor.empty(%[[N]], %[[OH]], %[[NB]]) : tensor<?x?x?x16x3x3x3xf32>
 // CHECK:         %[[G:.*]] = linalg.generic {indexing_maps = [#[[READ]], {{.*}}]{{.*}} ins(%[[P]] : tensor<?x?x?x3xf32>) outs(%[[E]] : tensor<?x?x?x16x3x3x3xf32>)
 // CHECK:         %[[ROWS:.*]] = tensor.collapse_shape %[[G]] {{\[\[}}0, 1, 2, 3], [4, 5, 6]] : tensor<?x?x?x16x3x3x3xf32> into tensor<?x27xf32>
-// CHECK:         %[[MM:.*]] = stablehlo.dot_general %[[ROWS]], %{{.*}}, contracting_dims = [1] x [0] : (tensor<?x27xf32>, tensor<27x64xf32>) -> tensor<?x64xf32>
-// CHECK:         %[[Y:.*]] = tensor.expand_shape %[[MM]] {{\[\[}}0, 1, 2], [3]] output_shape [%[[N]], %[[OH]], %[[OWB]], 64] : tensor<?x64xf32> into tensor<?x?x?x64xf32>
-// CHECK:         %[[S:.*]] = tensor.extract_slice %[[Y]][0, 0, 0, 0] [%[[N]], %[[OH]], %[[OW]], 64] [1, 1, 1, 1] : tensor<?x?x?x64xf32> to tensor<?x?x?x64xf32>
-// CHECK:         %[[R:.*]] = stablehlo.transpose %[[S]], dims = [0, 3, 1, 2] : (tensor<?x?x?x64xf32>) -> tensor<?x64x?x?xf32>
+// CHECK:         %[[MM:.*]] = stablehlo.dot_general %[[ROWS]], %{{.*}}, contracting_dims = [1] x [0] : (tensor<?x27xf32>, tensor<27x256xf32>) -> tensor<?x256xf32>
+// CHECK:         %[[Y:.*]] = tensor.expand_shape %[[MM]] {{\[\[}}0, 1, 2], [3]] output_shape [%[[N]], %[[OH]], %[[OWB]], 256] : tensor<?x256xf32> into tensor<?x?x?x256xf32>
+// CHECK:         %[[S:.*]] = tensor.extract_slice %[[Y]][0, 0, 0, 0] [%[[N]], %[[OH]], %[[OW]], 256] [1, 1, 1, 1] : tensor<?x?x?x256xf32> to tensor<?x?x?x256xf32>
+// CHECK:         %[[R:.*]] = stablehlo.transpose %[[S]], dims = [0, 3, 1, 2] : (tensor<?x?x?x256xf32>) -> tensor<?x256x?x?xf32>
 // CHECK:         return %[[R]]
-func.func @conv2d_many_filters_im2col_blocks(%arg0: tensor<?x3x?x?xf32>, %arg1: tensor<64x3x3x3xf32>) -> tensor<?x64x?x?xf32> {
-  %0 = stablehlo.convolution(%arg0, %arg1) dim_numbers = [b, f, 0, 1]x[o, i, 0, 1]->[b, f, 0, 1], window = {stride = [2, 2], pad = [[1, 1], [1, 1]], rhs_dilate = [1, 1]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<?x3x?x?xf32>, tensor<64x3x3x3xf32>) -> tensor<?x64x?x?xf32>
-  return %0 : tensor<?x64x?x?xf32>
+func.func @conv2d_many_filters_im2col_blocks(%arg0: tensor<?x3x?x?xf32>, %arg1: tensor<256x3x3x3xf32>) -> tensor<?x256x?x?xf32> {
+  %0 = stablehlo.convolution(%arg0, %arg1) dim_numbers = [b, f, 0, 1]x[o, i, 0, 1]->[b, f, 0, 1], window = {stride = [2, 2], pad = [[1, 1], [1, 1]], rhs_dilate = [1, 1]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<?x3x?x?xf32>, tensor<256x3x3x3xf32>) -> tensor<?x256x?x?xf32>
+  return %0 : tensor<?x256x?x?xf32>
 }
 
 // -----
@@ -141,17 +141,16 @@ func.func @conv1d_blocks(%arg0: tensor<2x3x?xf32>, %arg1: tensor<4x3x3xf32>) -> 
 
 // -----
 
-// More than 32 input channels (block-max-channels): no blocks. There the matmul outweighs the
+// More than 128 input channels (block-max-channels): no blocks. There the matmul outweighs the
 // patch copy and the last block's surplus columns cost more than the fused pack saves
-// (ResNet-18, batch 8, H/W dynamic: blocking every conv made it slower, blocking only the 3-channel
-// stem faster).
+// (ResNet-18's 256- and 512-channel layers on their 14x14 and 7x7 maps, H/W dynamic).
 // CHECK-LABEL: func @conv2d_many_channels_no_blocks
 // CHECK:         stablehlo.pad %{{.*}}, %{{.*}}, low = [0, 1, 1, 0], high = [0, 1, 1, 0]
 // CHECK:         linalg.generic
-// CHECK-SAME:      outs(%{{.*}} : tensor<?x?x?x3x3x64xf32>)
+// CHECK-SAME:      outs(%{{.*}} : tensor<?x?x?x3x3x256xf32>)
 // CHECK-NOT:     tensor.extract_slice
-func.func @conv2d_many_channels_no_blocks(%arg0: tensor<?x64x?x?xf32>, %arg1: tensor<64x64x3x3xf32>) -> tensor<?x64x?x?xf32> {
-  %0 = stablehlo.convolution(%arg0, %arg1) dim_numbers = [b, f, 0, 1]x[o, i, 0, 1]->[b, f, 0, 1], window = {stride = [1, 1], pad = [[1, 1], [1, 1]], rhs_dilate = [1, 1]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<?x64x?x?xf32>, tensor<64x64x3x3xf32>) -> tensor<?x64x?x?xf32>
+func.func @conv2d_many_channels_no_blocks(%arg0: tensor<?x256x?x?xf32>, %arg1: tensor<64x256x3x3xf32>) -> tensor<?x64x?x?xf32> {
+  %0 = stablehlo.convolution(%arg0, %arg1) dim_numbers = [b, f, 0, 1]x[o, i, 0, 1]->[b, f, 0, 1], window = {stride = [1, 1], pad = [[1, 1], [1, 1]], rhs_dilate = [1, 1]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<?x256x?x?xf32>, tensor<64x256x3x3xf32>) -> tensor<?x64x?x?xf32>
   return %0 : tensor<?x64x?x?xf32>
 }
 
@@ -168,4 +167,16 @@ func.func @conv2d_many_channels_no_blocks(%arg0: tensor<?x64x?x?xf32>, %arg1: te
 func.func @conv2d_unpadded_no_blocks(%arg0: tensor<?x3x?x?xf32>, %arg1: tensor<4x3x3x3xf32>) -> tensor<?x4x?x?xf32> {
   %0 = stablehlo.convolution(%arg0, %arg1) dim_numbers = [b, f, 0, 1]x[o, i, 0, 1]->[b, f, 0, 1], window = {stride = [1, 1], pad = [[0, 0], [0, 0]], rhs_dilate = [1, 1]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<?x3x?x?xf32>, tensor<4x3x3x3xf32>) -> tensor<?x4x?x?xf32>
   return %0 : tensor<?x4x?x?xf32>
+}
+
+// -----
+
+// 64 channels and 64 filters (ResNet-18's first stage): a direct convolution over 8 x 16 blocks,
+// as for a few channels (block-max-channels and direct-max-filters are 128).
+// CHECK-LABEL: func @conv2d_64_channels_direct_blocks
+// CHECK:         linalg.conv_2d_nhwc_hwcf {{.*}} ins(%{{.*}}, %{{.*}} : tensor<?x10x18x64xf32>, tensor<3x3x64x64xf32>) outs(%{{.*}} : tensor<?x8x16x64xf32>)
+// CHECK-NOT:     stablehlo.dot_general
+func.func @conv2d_64_channels_direct_blocks(%arg0: tensor<?x64x?x?xf32>, %arg1: tensor<64x64x3x3xf32>) -> tensor<?x64x?x?xf32> {
+  %0 = stablehlo.convolution(%arg0, %arg1) dim_numbers = [b, f, 0, 1]x[o, i, 0, 1]->[b, f, 0, 1], window = {stride = [1, 1], pad = [[1, 1], [1, 1]], rhs_dilate = [1, 1]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<?x64x?x?xf32>, tensor<64x64x3x3xf32>) -> tensor<?x64x?x?xf32>
+  return %0 : tensor<?x64x?x?xf32>
 }
