@@ -63,6 +63,19 @@ def randint(high: int, *shape: int, gen: torch.Generator | None = None) -> torch
     return torch.randint(0, high, shape, generator=gen or seeded(sum(shape) + 7))
 
 
+def randomize_bn(model: torch.nn.Module, seed: int) -> torch.nn.Module:
+    """Non-trivial running statistics, so batch_norm in inference mode is not the identity."""
+    gen = torch.Generator().manual_seed(seed)
+    for m in model.modules():
+        if isinstance(m, torch.nn.BatchNorm2d):
+            n = m.num_features
+            m.running_mean.copy_(torch.randn(n, generator=gen) * 0.1)
+            m.running_var.copy_(torch.rand(n, generator=gen) + 0.5)
+            m.weight.data.copy_(torch.rand(n, generator=gen) + 0.5)
+            m.bias.data.copy_(torch.randn(n, generator=gen) * 0.1)
+    return model
+
+
 def op_names(text: str) -> list[str]:
     """Every op name in an MLIR module, from a walk of the parsed IR."""
     from symhlo.passes.ir_util import new_context, walk_ops

@@ -11,20 +11,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 from torch.export import Dim
 
-from e2e_harness import check_model, randn
-
-
-def _randomize_bn(model: nn.Module, seed: int) -> nn.Module:
-    """Non-trivial running statistics, so batch_norm in inference mode is not the identity."""
-    gen = torch.Generator().manual_seed(seed)
-    for m in model.modules():
-        if isinstance(m, nn.BatchNorm2d):
-            n = m.num_features
-            m.running_mean.copy_(torch.randn(n, generator=gen) * 0.1)
-            m.running_var.copy_(torch.rand(n, generator=gen) + 0.5)
-            m.weight.data.copy_(torch.rand(n, generator=gen) + 0.5)
-            m.bias.data.copy_(torch.randn(n, generator=gen) * 0.1)
-    return model
+from e2e_harness import check_model, randn, randomize_bn
 
 
 class BasicBlock(nn.Module):
@@ -58,7 +45,7 @@ class ResNetSmall(nn.Module):
         self.layers = nn.Sequential(BasicBlock(16, 16, 1), BasicBlock(16, 32, 2),
                                     BasicBlock(32, 32, 1))
         self.fc = nn.Linear(32, num_classes)
-        _randomize_bn(self, 1)
+        randomize_bn(self, 1)
 
     def forward(self, x):
         x = F.max_pool2d(F.relu(self.bn(self.stem(x))), 3, stride=2, padding=1)
@@ -90,7 +77,7 @@ class UNetSmall(nn.Module):
         self.mid = _conv_bn_relu(16, 32)
         self.dec2, self.dec1 = _conv_bn_relu(32 + 16, 16), _conv_bn_relu(16 + 8, 8)
         self.head = nn.Conv2d(8, 2, 1)
-        _randomize_bn(self, 2)
+        randomize_bn(self, 2)
 
     def forward(self, x):
         e1 = self.enc1(x)

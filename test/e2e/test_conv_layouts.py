@@ -18,32 +18,22 @@ from torch.export import Dim
 
 import symhlo
 from symhlo.backend.compiler import prepare_for_iree
-from e2e_harness import check_model
-
-
-def bn(c: int, seed: int) -> nn.BatchNorm2d:
-    """Batch norm with running statistics that are not the identity."""
-    g = torch.Generator().manual_seed(seed)
-    m = nn.BatchNorm2d(c)
-    m.running_mean.copy_(torch.randn(c, generator=g) * 0.1)
-    m.running_var.copy_(torch.rand(c, generator=g) + 0.5)
-    m.weight.data.copy_(torch.rand(c, generator=g) + 0.5)
-    m.bias.data.copy_(torch.randn(c, generator=g) * 0.1)
-    return m
+from e2e_harness import check_model, randomize_bn
 
 
 class LayoutNet(nn.Module):
     def __init__(self):
         super().__init__()
         torch.manual_seed(0)
-        self.stem = nn.Sequential(nn.Conv2d(3, 8, 3, padding=1, bias=False), bn(8, 1), nn.ReLU())
+        self.stem = nn.Sequential(nn.Conv2d(3, 8, 3, padding=1, bias=False), nn.BatchNorm2d(8), nn.ReLU())
         self.pool = nn.MaxPool2d(2)                                   # non-overlapping: on the blocks
-        self.a = nn.Sequential(nn.Conv2d(8, 8, 3, padding=1, bias=False), bn(8, 2), nn.ReLU(),
-                               nn.Conv2d(8, 8, 3, padding=1, bias=False), bn(8, 3))
-        self.down = nn.Sequential(nn.Conv2d(8, 40, 3, stride=2, padding=1), bn(40, 4), nn.Hardtanh(-1, 2))
-        self.b = nn.Sequential(nn.Conv2d(40, 40, 3, padding=1, bias=False), bn(40, 5))
+        self.a = nn.Sequential(nn.Conv2d(8, 8, 3, padding=1, bias=False), nn.BatchNorm2d(8), nn.ReLU(),
+                               nn.Conv2d(8, 8, 3, padding=1, bias=False), nn.BatchNorm2d(8))
+        self.down = nn.Sequential(nn.Conv2d(8, 40, 3, stride=2, padding=1), nn.BatchNorm2d(40), nn.Hardtanh(-1, 2))
+        self.b = nn.Sequential(nn.Conv2d(40, 40, 3, padding=1, bias=False), nn.BatchNorm2d(40))
         self.overlap = nn.MaxPool2d(3, stride=2, padding=1)           # overlapping windows: NCHW
         self.head = nn.Linear(40, 5)
+        randomize_bn(self, 1)
 
     def forward(self, x):
         y = self.pool(self.stem(x))
