@@ -38,13 +38,18 @@ func.func @conv_scale_relu_pool(%arg0: tensor<?x3x?x?xf32>, %arg1: tensor<4x3x3x
 
 // -----
 
-// Overlapping windows (3 x 3, stride 2) would read across blocks: the pooling stays NCHW on
-// the conv's sliced result.
+// Overlapping windows (3 x 3, stride 2) would read across blocks: the pooling runs on the
+// conv's sliced result, and since that is a channels-last value transposed to NCHW, it pools
+// channels-last between transposes (symhlo-sink-transposes-for-iree folds the first with the
+// conv's own).
 // CHECK-LABEL: func @conv_overlapping_pool
 // CHECK:         linalg.conv_2d_nhwc_hwcf
-// CHECK:         tensor.extract_slice
-// CHECK:         linalg.pooling_nchw_max {{.*}} strides = dense<2>
-// CHECK-NOT:     linalg.pooling_nhwc_max
+// CHECK:         %[[S:.*]] = tensor.extract_slice
+// CHECK:         %[[T:.*]] = stablehlo.transpose %[[S]], dims = [0, 3, 1, 2]
+// CHECK:         %[[B:.*]] = stablehlo.transpose %[[T]], dims = [0, 2, 3, 1]
+// CHECK:         %[[M:.*]] = linalg.pooling_nhwc_max {{.*}} strides = dense<2> {{.*}} ins(%[[B]]
+// CHECK:         stablehlo.transpose %[[M]], dims = [0, 3, 1, 2]
+// CHECK-NOT:     linalg.pooling_nchw_max
 func.func @conv_overlapping_pool(%arg0: tensor<?x3x?x?xf32>, %arg1: tensor<4x3x3x3xf32>) -> tensor<?x4x?x?xf32> {
   %0 = stablehlo.convolution(%arg0, %arg1) dim_numbers = [b, f, 0, 1]x[o, i, 0, 1]->[b, f, 0, 1], window = {stride = [1, 1], pad = [[1, 1], [1, 1]], rhs_dilate = [1, 1]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<?x3x?x?xf32>, tensor<4x3x3x3xf32>) -> tensor<?x4x?x?xf32>
   %ninf = stablehlo.constant dense<0xFF800000> : tensor<f32>
@@ -58,10 +63,14 @@ func.func @conv_overlapping_pool(%arg0: tensor<?x3x?x?xf32>, %arg1: tensor<4x3x3
 
 // -----
 
-// The ReLU'd value has a second user: nothing moves, the pooling stays NCHW.
+// The ReLU'd value has a second user (it is returned too), so the pooling does not move onto the
+// blocks; the ReLU alone does (chain_over_conv_blocks), and the pooling of its sliced result, a
+// channels-last value transposed, runs channels-last between transposes.
 // CHECK-LABEL: func @conv_relu_two_users
-// CHECK:         linalg.pooling_nchw_max
-// CHECK-NOT:     linalg.pooling_nhwc_max
+// CHECK:         %[[C:.*]] = linalg.conv_2d_nhwc_hwcf
+// CHECK:         stablehlo.maximum %[[C]], %{{.*}} : tensor<?x8x16x4xf32>
+// CHECK:         linalg.pooling_nhwc_max {{.*}} outs(%{{.*}} : tensor<?x?x?x4xf32>)
+// CHECK-NOT:     linalg.pooling_nchw_max
 func.func @conv_relu_two_users(%arg0: tensor<?x3x?x?xf32>, %arg1: tensor<4x3x3x3xf32>, %shape: tensor<4xi64>) -> (tensor<?x4x?x?xf32>, tensor<?x4x?x?xf32>) {
   %0 = stablehlo.convolution(%arg0, %arg1) dim_numbers = [b, f, 0, 1]x[o, i, 0, 1]->[b, f, 0, 1], window = {stride = [1, 1], pad = [[1, 1], [1, 1]], rhs_dilate = [1, 1]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<?x3x?x?xf32>, tensor<4x3x3x3xf32>) -> tensor<?x4x?x?xf32>
   %z = stablehlo.constant dense<0.000000e+00> : tensor<f32>
