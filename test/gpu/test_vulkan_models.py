@@ -188,3 +188,37 @@ def test_vulkan_narrow_int_boundary():
             x = torch.randn(n, 5, generator=torch.Generator().manual_seed(7 * n + rep))
             for g_, r_ in zip(cmi(x), mi(x)):
                 assert torch.equal(g_, r_), (rep, n)
+
+
+class ConvLayouts(torch.nn.Module):
+    """Convolutions over `?` batch, H and W with batch norm, ReLU, a residual add and both kinds
+    of max pool: on the GPU path too, symhlo lowers them channels-last over 8 x 16 blocks and
+    symhlo-sink-transposes-for-iree folds the NCHW transposes between them."""
+
+    def __init__(self):
+        super().__init__()
+        torch.manual_seed(0)
+        self.stem = torch.nn.Sequential(torch.nn.Conv2d(3, 8, 3, padding=1), torch.nn.BatchNorm2d(8),
+                                        torch.nn.ReLU(), torch.nn.MaxPool2d(2))
+        self.a = torch.nn.Sequential(torch.nn.Conv2d(8, 8, 3, padding=1), torch.nn.BatchNorm2d(8))
+        self.down = torch.nn.Conv2d(8, 40, 3, stride=2, padding=1)
+        self.pool = torch.nn.MaxPool2d(3, stride=2, padding=1)
+        for m in self.modules():
+            if isinstance(m, torch.nn.BatchNorm2d):
+                m.running_mean.uniform_(-0.1, 0.1)
+                m.running_var.uniform_(0.5, 1.5)
+
+    def forward(self, x):
+        y = self.stem(x)
+        y = torch.relu(self.a(y) + y)
+        return self.pool(torch.relu(self.down(y))).mean((2, 3))
+
+
+def test_vulkan_conv_layouts_dynamic_hw():
+    m = ConvLayouts().eval()
+    dims = ({0: Dim("b", min=1, max=8), 2: Dim("h", min=16, max=256), 3: Dim("w", min=16, max=256)},)
+    cm = symhlo.compile(m, (torch.randn(2, 3, 32, 32),), dynamic_shapes=dims, target="vulkan")
+    for shape in ((1, 3, 16, 16), (2, 3, 33, 47), (3, 3, 64, 40)):
+        x = torch.randn(*shape, generator=torch.Generator().manual_seed(shape[2]))
+        with torch.no_grad():
+            compare(cm(x), m(x), 1e-4, 1e-4)
