@@ -637,7 +637,7 @@ def _single_use(v: ir.Value) -> bool:
 def _per_channel(v: ir.Value, channel: int) -> tuple[ir.Value, int | None] | None:
     """(c, k) when `v` is a splat constant or a broadcast of a static `c` that varies along the
     result's `channel` axis at most (c's axis k; None: a scalar broadcast); else None."""
-    op = _defining(v)
+    op = defining_op(v)
     if op is None:
         return None
     if op.name == "stablehlo.constant":
@@ -645,7 +645,7 @@ def _per_channel(v: ir.Value, channel: int) -> tuple[ir.Value, int | None] | Non
         if isinstance(attr, ir.DenseElementsAttr) and attr.is_splat:
             return v, None
         return None
-    if op.name not in ("stablehlo.broadcast_in_dim", "stablehlo.dynamic_broadcast_in_dim"):
+    if op.name not in _BROADCASTS:
         return None
     c = op.operands[0]
     c_t = ir.RankedTensorType(c.type)
@@ -661,18 +661,11 @@ def _per_channel(v: ir.Value, channel: int) -> tuple[ir.Value, int | None] | Non
     return c, kc
 
 
-def _defining(v: ir.Value) -> ir.Operation | None:
-    owner = v.owner
-    if isinstance(owner, ir.Block):
-        return None
-    return owner.operation if hasattr(owner, "operation") else owner
-
-
 def _channel_broadcast(e: OpBuilder, c: ir.Value, kc: int | None, like: ir.Value) -> ir.Value:
     """`c` (a splat constant, or varying along its axis `kc`) broadcast over `like`'s
     `B x R x T x F` blocks along F."""
     c_t = ir.RankedTensorType(c.type)
-    op = _defining(c)
+    op = defining_op(c)
     if kc is None:
         if op is not None and op.name == "stablehlo.constant" and c_t.rank:
             attr = ir.DenseElementsAttr(op.attributes["value"])
@@ -695,6 +688,22 @@ def _channel_broadcast(e: OpBuilder, c: ir.Value, kc: int | None, like: ir.Value
     if dims:
         attrs["known_nonexpanding_dimensions"] = ir.DenseI64ArrayAttr.get([0])
     return e.value("stablehlo.dynamic_broadcast_in_dim", [out_t], [c, shape], attrs)
+
+
+def _chain_on_blocks(e: OpBuilder, chain: list, slots: list, y4: ir.Value) -> ir.Value:
+    """`chain` (per-channel elementwise ops, first to last) cloned onto the `B x R x T x F`
+    blocks `y4`: in each op the chain's value becomes the blocks (the slot None) and each other
+    operand (per-channel `(c, k)` from `_per_channel`) a broadcast of `c` along F."""
+    cur = y4
+    for d, ops_ in zip(chain, slots):
+        new_ops = [cur if pc is None else _channel_broadcast(e, pc[0], pc[1], cur) for pc in ops_]
+        new = d.clone(ip=e.ip)
+        for i, nv in enumerate(new_ops):
+            new.operands[i] = nv
+        elt = ir.RankedTensorType(d.results[0].type).element_type
+        new.results[0].set_type(ir.RankedTensorType.get(ir.RankedTensorType(cur.type).shape, elt))
+        cur = new.results[0]
+    return cur
 
 
 def pool_over_conv_blocks(op: ir.Operation, blocked: list) -> bool:
@@ -736,13 +745,12 @@ def pool_over_conv_blocks(op: ir.Operation, blocked: list) -> bool:
         info = next((b for r, b in blocked if r == v), None)
         if info is not None:
             break
-        d = _defining(v)
+        d = defining_op(v)
         if d is None or d.name not in _CHANNELWISE or not _single_use(v):
             return False
         channel = None  # filled once info is known; check the operands' form below
-        mains = [o for o in d.operands if _defining(o) is None or _defining(o).name not in
-                 ("stablehlo.constant", "stablehlo.broadcast_in_dim",
-                  "stablehlo.dynamic_broadcast_in_dim")]
+        mains = [o for o in d.operands if defining_op(o) is None or defining_op(o).name not in
+                 ("stablehlo.constant", *_BROADCASTS)]
         if len(mains) != 1:
             return False
         chain.append(d)
@@ -769,16 +777,7 @@ def pool_over_conv_blocks(op: ir.Operation, blocked: list) -> bool:
             ops_.append(pc)
         per_channel.append(ops_)
     e = OpBuilder(op)
-    cur = info.y4
-    for d, ops_ in zip(reversed(chain), reversed(per_channel)):
-        new_ops = [cur if pc is None else _channel_broadcast(e, pc[0], pc[1], cur) for pc in ops_]
-        new = d.clone(ip=e.ip)
-        for i, nv in enumerate(new_ops):
-            new.operands[i] = nv
-        res_t = ir.RankedTensorType(d.results[0].type)
-        new.results[0].set_type(ir.RankedTensorType.get(ir.RankedTensorType(cur.type).shape,
-                                                        res_t.element_type))
-        cur = new.results[0]
+    cur = _chain_on_blocks(e, list(reversed(chain)), list(reversed(per_channel)), info.y4)
     elt = ir.RankedTensorType(cur.type).element_type
     x, init_t = op.operands
     init = e.value("tensor.extract", [elt], [init_t])
@@ -850,15 +849,7 @@ def chain_over_conv_blocks(result: ir.Value, info: "ConvBlocks") -> bool:
         r.operands[0] = result
     last = chain[-1]
     e = OpBuilder(last)
-    cur = info.y4
-    for d, slots in zip(chain, ops_per):
-        new_ops = [cur if pc is None else _channel_broadcast(e, pc[0], pc[1], cur) for pc in slots]
-        new = d.clone(ip=e.ip)
-        for i, nv in enumerate(new_ops):
-            new.operands[i] = nv
-        elt = ir.RankedTensorType(d.results[0].type).element_type
-        new.results[0].set_type(ir.RankedTensorType.get(ir.RankedTensorType(cur.type).shape, elt))
-        cur = new.results[0]
+    cur = _chain_on_blocks(e, chain, ops_per, info.y4)
     result_t = ir.RankedTensorType(last.results[0].type)
     final = [e.tensor_dim(result, a) if is_dynamic(result_t.shape[a]) else result_t.shape[a]
              for a in range(4)]
