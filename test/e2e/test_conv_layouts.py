@@ -5,7 +5,8 @@ ReLU, residual add, clamp and pooling, where it meets the next conv's transpose 
 Checked: the numbers against eager at four sizes (odd ones included: the blocked convolutions
 slice their last blocks), and in the IREE input that the only NCHW <-> NHWC transpose left is
 the input's: the max pool with overlapping windows reads a transposed channels-last value and so
-runs channels-last too, and the mean over H and W reduces the NHWC value.
+runs channels-last too, and the mean over H and W reduces the NHWC value; and that a conv reading
+another's blocks gathers its halos from them.
 """
 
 from __future__ import annotations
@@ -63,6 +64,13 @@ def test_only_needed_transposes_are_left():
     # NCHW <-> NHWC: only the input's (without the pass: one pair around each of the five
     # convolutions and the overlapping pool, which runs channels-last between transposes)
     assert [a for a in acts if a.count(",") == 3] == ["0, 2, 3, 1"], acts
-    # the blocks of each convolution (all five: at most 128 channels and filters, direct over
-    # 8 x 16 blocks) put back in order, channels last
-    assert [a for a in acts if a.count(",") == 5] == ["0, 1, 3, 2, 4, 5"] * 5, acts
+    # the blocks of a convolution (all five: at most 128 channels and filters, direct over
+    # 8 x 16 blocks) put back in order, channels last, where something other than the next
+    # convolution reads them: the stem's pooled blocks (read by the residual add too), the
+    # residual adds' inputs and the last conv's (its overlapping pool)
+    assert [a for a in acts if a.count(",") == 5] == ["0, 1, 3, 2, 4, 5"] * 4, acts
+    # the convolutions after the stem's pooling, after the first ReLU and after the Hardtanh
+    # gather their halos from those blocks (the block, row and column from the position:
+    # tensor.extract in a linalg.generic), not from a padded NHWC copy
+    gathers = re.findall(r"tensor\.extract %\S+\[%\S+, %\S+, %\S+, %\S+\] : tensor<\?x(\d+)x(\d+)x(\d+)xf32>", text)
+    assert gathers == [("4", "8", "8"), ("8", "16", "8"), ("8", "16", "40")], gathers
