@@ -428,13 +428,47 @@ class OpBuilder:
         return self.value(f"stablehlo.{name}", [a.type], [a])
 
     def hlo_broadcast_in_dim(self, x: ir.Value, t: ir.Type, dims: Sequence[int],
-                             shape: ir.Value | None = None) -> ir.Value:
+                             shape: ir.Value | None = None, known: dict | None = None) -> ir.Value:
         """`stablehlo.broadcast_in_dim` of `x` to `t` (`dynamic_broadcast_in_dim` to the sizes
-        in `shape` when given), operand axis i to result axis dims[i]."""
+        in `shape` when given, with the `known_*_dimensions` lists in `known`), operand axis i to
+        result axis dims[i]."""
         attrs = {"broadcast_dimensions": ir.DenseI64ArrayAttr.get(list(dims))}
         if shape is None:
             return self.value("stablehlo.broadcast_in_dim", [t], [x], attrs)
+        for name, axes in (known or {}).items():
+            attrs[name] = ir.DenseI64ArrayAttr.get(list(axes))
         return self.value("stablehlo.dynamic_broadcast_in_dim", [t], [x, shape], attrs)
+
+    def shape_of(self, like: ir.Value) -> ir.Value:
+        """`like`'s sizes as a rank-1 i64 tensor (`tensor.dim` where `?`), a dynamic
+        broadcast's or reshape's shape operand."""
+        rank = ir.RankedTensorType(like.type).rank
+        return self.tensor_from_elements(
+            [self.index_cast(self.tensor_dim(like, a), _i64()) for a in range(rank)], _i64())
+
+    def hlo_broadcast_like(self, x: ir.Value, like: ir.Value, dims: Sequence[int],
+                           elt: ir.Type | None = None, known: dict | None = None) -> ir.Value:
+        """`x` broadcast to `like`'s shape (element type `elt`, by default `x`'s), operand axis i
+        to result axis dims[i]: a `broadcast_in_dim` where that shape is static, else a
+        `dynamic_broadcast_in_dim` to `like`'s sizes (`shape_of`), with `known` (see
+        hlo_broadcast_in_dim)."""
+        t = ir.RankedTensorType.get(ir.RankedTensorType(like.type).shape,
+                                    elt or ir.RankedTensorType(x.type).element_type)
+        if t.has_static_shape:
+            return self.hlo_broadcast_in_dim(x, t, dims)
+        return self.hlo_broadcast_in_dim(x, t, dims, self.shape_of(like), known)
+
+    def hlo_transpose(self, x: ir.Value, perm: Sequence[int], result: ir.Type | None = None) -> ir.Value:
+        """`stablehlo.transpose %x, dims = perm` (result axis i is axis perm[i] of `x`; of type
+        `result` when given); `x` itself for the identity."""
+        perm = list(perm)
+        if perm == list(range(len(perm))):
+            return x
+        if result is None:
+            t = ir.RankedTensorType(x.type)
+            result = ir.RankedTensorType.get([t.shape[p] for p in perm], t.element_type)
+        return self.value("stablehlo.transpose", [result], [x],
+                          {"permutation": ir.DenseI64ArrayAttr.get(perm)})
 
     def hlo_dynamic_reshape(self, x: ir.Value, shape: ir.Value, t: ir.Type) -> ir.Value:
         return self.value("stablehlo.dynamic_reshape", [t], [x, shape])

@@ -157,17 +157,9 @@ def defer_softmax_normalization_past_dot(dot: ir.Operation) -> bool:
     free = [a for a in range(lhs_t.rank - 1) if a not in batching]
     where = [batching.index(a) if a in batching else len(batching) + free.index(a)
              for a in range(lhs_t.rank - 1)]
-    dims = ir.DenseI64ArrayAttr.get(where)
-    if out_t.has_static_shape:
-        rb = e.value("stablehlo.broadcast_in_dim", [out_t], [r], {"broadcast_dimensions": dims})
-    else:
-        i64 = ir.IntegerType.get_signless(64)
-        sizes = [e.value("arith.index_cast", [i64], [e.tensor_dim(new_dot, a)]) for a in range(out_t.rank)]
-        shape = e.value("tensor.from_elements", [ir.RankedTensorType.get([out_t.rank], i64)], sizes)
-        rb = e.value("stablehlo.dynamic_broadcast_in_dim", [out_t], [r, shape], {
-            "broadcast_dimensions": dims,
-            "known_expanding_dimensions": ir.DenseI64ArrayAttr.get([]),
-            "known_nonexpanding_dimensions": ir.DenseI64ArrayAttr.get(list(range(len(where))))})
+    rb = e.hlo_broadcast_like(r, new_dot, where, out_t.element_type,
+                              {"known_expanding_dimensions": [],
+                               "known_nonexpanding_dimensions": list(range(len(where)))})
     out = e.value("stablehlo.multiply", [out_t], [new_dot, rb])
     old_mul = defining_op(reshape.operands[0] if reshape else dot.operands[0])
     dot.results[0].replace_all_uses_with(out)

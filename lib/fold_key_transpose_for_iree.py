@@ -50,7 +50,7 @@ from dataclasses import dataclass
 from torch_mlir import ir
 
 from .builder import OpBuilder, apply_patterns, dot_dimension_numbers, dot_numbers, reassociation_groups
-from .ir_util import defining_op, is_dynamic
+from .ir_util import defining_op, is_dynamic, transpose_perm
 from .registry import Pass
 
 _BROADCASTS = ("stablehlo.broadcast_in_dim", "stablehlo.dynamic_broadcast_in_dim")
@@ -92,14 +92,7 @@ def _scalar_of(v: ir.Value) -> ir.Value | None:
 
 def _broadcast_scalar(b: OpBuilder, s: ir.Value, like: ir.Value) -> ir.Value:
     """`s` (rank 0) broadcast to `like`'s type (its sizes read with tensor.dim when `?`)."""
-    t = ir.RankedTensorType(like.type)
-    attrs = {"broadcast_dimensions": ir.DenseI64ArrayAttr.get([])}
-    if t.has_static_shape:
-        return b.value("stablehlo.broadcast_in_dim", [t], [s], attrs)
-    i64 = ir.IntegerType.get_signless(64)
-    sizes = [b.value("arith.index_cast", [i64], [b.tensor_dim(like, a)]) for a in range(t.rank)]
-    shape = b.value("tensor.from_elements", [ir.RankedTensorType.get([t.rank], i64)], sizes)
-    return b.value("stablehlo.dynamic_broadcast_in_dim", [t], [s, shape], attrs)
+    return b.hlo_broadcast_like(s, like, [], ir.RankedTensorType(like.type).element_type)
 
 
 def fold_key_transpose_into_dot(dot: ir.Operation) -> bool:
@@ -131,7 +124,7 @@ def fold_key_transpose_into_dot(dot: ir.Operation) -> bool:
     it = ir.RankedTensorType(inner.type)
     if not isinstance(it.element_type, ir.FloatType) or it.has_static_shape:
         return False  # static: IREE fuses the transpose into the pack itself
-    perm = list(ir.DenseI64ArrayAttr(tr.attributes["permutation"]))
+    perm = transpose_perm(tr)
     # multi-axis groups stay in place; the singleton groups' axes may be permuted among themselves
     singles = {g[0] for g in groups if len(g) == 1}
     for g in groups:

@@ -96,6 +96,32 @@ def use_owner(use: ir.OpOperand) -> ir.Operation:
 
 
 
+def transpose_perm(op: ir.Operation) -> list[int]:
+    """A stablehlo.transpose's permutation: result axis i is operand axis perm[i]."""
+    return list(ir.DenseI64ArrayAttr(op.attributes["permutation"]))
+
+
+def inverse_perm(perm: list[int]) -> list[int]:
+    """The permutation that undoes `perm`."""
+    inv = [0] * len(perm)
+    for i, p in enumerate(perm):
+        inv[p] = i
+    return inv
+
+
+def through_transposes(v: ir.Value) -> tuple[ir.Value, list[int]]:
+    """(x, q): `v` is `x` through a chain of stablehlo.transposes composing to `q` (axis i of
+    `v` is axis q[i] of `x`); (`v`, identity) without one."""
+    q = list(range(ir.RankedTensorType(v.type).rank))
+    d = defining_op(v)
+    while d is not None and d.name == "stablehlo.transpose":
+        p = transpose_perm(d)
+        q = [p[i] for i in q]
+        v = d.operands[0]
+        d = defining_op(v)
+    return v, q
+
+
 def is_dynamic(d: int) -> bool:
     return d == ir.ShapedType.get_dynamic_size()
 

@@ -85,8 +85,9 @@ from torch_mlir.dialects import linalg, tensor
 
 from torch_mlir._mlir_libs import _stablehlo
 
-from .builder import OpBuilder, apply_patterns, dot_numbers
-from .ir_util import defining_op, is_dynamic, remove_dead_ops, use_owner
+from .builder import OpBuilder, apply_patterns, dot_numbers, reassociation_groups
+from .ir_util import (defining_op, inverse_perm, is_dynamic, remove_dead_ops, through_transposes,
+                      transpose_perm, use_owner)
 from .registry import Pass, PassFailure
 
 
@@ -164,10 +165,6 @@ def _channels_last(perm: list[int]) -> list[int]:
     return [perm[0], *perm[2:], perm[1]]
 
 
-def _inverse(perm: list[int]) -> list[int]:
-    return [perm.index(a) for a in range(len(perm))]
-
-
 def convert_stablehlo_convolution(op: ir.Operation, block_width: int = 1,
                                   block_max_channels: int = 0, direct_max_filters: int = 0,
                                   block_rows: int = 0, blocked_outputs: list | None = None) -> bool:
@@ -215,8 +212,8 @@ def convert_stablehlo_convolution(op: ir.Operation, block_width: int = 1,
     if groups == 1 and all(d == 1 for d in lhs_dil) and k_shape[k_perm[1]] * math.prod(window) > 1:
         # im2col reads channels-last and multiplies by a `K.. x C x F` kernel: jax's NHWC input
         # and output with an HWIO kernel need no transpose at all.
-        k = _transpose(e, k, [*k_perm[2:], k_perm[1], k_perm[0]])
-        x_cl = _transpose(e, x, _channels_last(x_perm))
+        k = e.hlo_transpose(k, [*k_perm[2:], k_perm[1], k_perm[0]])
+        x_cl = e.hlo_transpose(x, _channels_last(x_perm))
         y_cl = _channels_last(y_perm)
         y_cl_t = ir.RankedTensorType.get([result_t.shape[a] for a in y_cl], elt)
         # Only where the op pads its last axis anyway: the blocks' extra columns then enlarge a
@@ -248,10 +245,10 @@ def convert_stablehlo_convolution(op: ir.Operation, block_width: int = 1,
                 blocked_outputs.append((new, blocks))
         else:
             new = conv_as_im2col_matmul(e, padded, k, y_cl_t, sizes, strides, rhs_dil, block)
-            new = _transpose(e, new, _inverse(y_cl))
+            new = e.hlo_transpose(new, inverse_perm(y_cl))
     else:
-        k = _transpose(e, k, k_perm)
-        xn = _transpose(e, x, x_perm)
+        k = e.hlo_transpose(k, k_perm)
+        xn = e.hlo_transpose(x, x_perm)
         padded = e.hlo_pad(xn, zero_t, [0, 0] + low, [0, 0] + high, [0, 0] + [d - 1 for d in lhs_dil])
         sizes = [e.tensor_dim(xn, 0), None] + [
             _window_out_size(e, padded, 2 + i, window[i], strides[i], rhs_dil[i]) for i in range(nsp)]
@@ -266,7 +263,7 @@ def convert_stablehlo_convolution(op: ir.Operation, block_width: int = 1,
                 new = _grouped_conv_2d(e, padded, k, y_t, sizes, zero, groups, strides, rhs_dil)
             else:
                 new = _grouped_conv_1d(e, padded, k, y_t, sizes, zero, groups, strides, rhs_dil)
-        new = _transpose(e, new, _inverse(y_perm))
+        new = e.hlo_transpose(new, inverse_perm(y_perm))
     if new.type != result_t:
         new = e.value("tensor.cast", [result_t], [new])
     op.results[0].replace_all_uses_with(new)
@@ -488,7 +485,7 @@ def _unblock(e: OpBuilder, y4: ir.Value, blocks: ConvBlocks, result_t: ir.Ranked
     # (One linalg.generic reading the blocks by h / R, h % R into the sliced channels-last
     # result measured slower: small CNN at batch 8, 2.1 against 1.75 process CPU / static.)
     order = [parts[j] for j in range(4)]
-    yt = _transpose(e, y, [ax for grp in order for ax in grp])
+    yt = e.hlo_transpose(y, [ax for grp in order for ax in grp])
     groups, i = [], 0
     for grp in order:
         groups.append(list(range(i, i + len(grp))))
@@ -496,7 +493,7 @@ def _unblock(e: OpBuilder, y4: ir.Value, blocks: ConvBlocks, result_t: ir.Ranked
     wide = [dyn if len(grp) > 1 else result_t.shape[y_cl[j]] for j, grp in enumerate(order)]
     yc = e.collapse_shape(yt, groups, ir.RankedTensorType.get(wide, elt))
     ys = e.extract_slice(yc, [0] * 4, [final[y_cl[j]] for j in range(4)])
-    return _transpose(e, ys, _inverse(y_cl))
+    return e.hlo_transpose(ys, inverse_perm(y_cl))
 
 
 def _grouped_conv_2d(e: OpBuilder, padded: ir.Value, k: ir.Value, result_t: ir.RankedTensorType,
@@ -589,7 +586,7 @@ def _transposed_from(v: ir.Value, perm: list[int], depth: int = 12) -> bool:
     if op is None or depth == 0:
         return False
     if op.name == "stablehlo.transpose":
-        p = list(ir.DenseI64ArrayAttr(op.attributes["permutation"]))
+        p = transpose_perm(op)
         return [p[i] for i in perm] == list(range(len(perm)))
     if op.name not in _CHANNELWISE and op.name not in ("stablehlo.pad", "stablehlo.clamp"):
         return False
@@ -611,16 +608,6 @@ def reduce_window_body(op: ir.Operation) -> str | None:
     if len(body.results) != 1 or ops[1].operands[0] != body.results[0]:
         return None
     return body.name
-
-
-def _transpose(e: OpBuilder, x: ir.Value, perm: list[int]) -> ir.Value:
-    """stablehlo.transpose of `x` by `perm`; `x` itself for the identity."""
-    if perm == sorted(perm):
-        return x
-    t = ir.RankedTensorType(x.type)
-    out_t = ir.RankedTensorType.get([t.shape[p] for p in perm], t.element_type)
-    return e.value("stablehlo.transpose", [out_t], [x],
-                    {"permutation": ir.DenseI64ArrayAttr.get(perm)})
 
 
 _BROADCASTS = ("stablehlo.broadcast_in_dim", "stablehlo.dynamic_broadcast_in_dim")
@@ -878,10 +865,6 @@ _UNBLOCKED_FORMS = {
 }
 
 
-def _groups(op: ir.Operation) -> list[list[int]]:
-    return [[ir.IntegerAttr(i).value for i in g] for g in ir.ArrayAttr(op.attributes["reassociation"])]
-
-
 def _mixed_size(op: ir.Operation, attr: str, first: int, axis: int, e: OpBuilder) -> ir.Value:
     """Entry `axis` of an op's static/dynamic size list (`attr`, its `?` entries the operands
     from `first` on) as an index value."""
@@ -891,26 +874,13 @@ def _mixed_size(op: ir.Operation, attr: str, first: int, axis: int, e: OpBuilder
     return op.operands[first + sum(is_dynamic(s) for s in static[:axis])]
 
 
-def _through_identity_transposes(v: ir.Value) -> ir.Value | None:
-    """The value that a chain of stablehlo.transposes composing to the identity reads (`v` itself
-    without one); None where they permute."""
-    q = list(range(ir.RankedTensorType(v.type).rank))
-    d = defining_op(v)
-    while d is not None and d.name == "stablehlo.transpose":
-        p = list(ir.DenseI64ArrayAttr(d.attributes["permutation"]))
-        q = [p[i] for i in q]
-        v = d.operands[0]
-        d = defining_op(v)
-    return v if q == sorted(q) else None
-
-
 def _unblocked_source(v: ir.Value):
     """(blocks, slice op, expand op, rows blocked) when `v` is `_unblock`'s channels-last view of
     a direct conv's (or its pooling's) `B x R x T x F` blocks, sliced at the origin:
     `slice(collapse(transpose(expand(blocks))))`, through transposes that compose to the
     identity (the op's layout and back); else None."""
-    v = _through_identity_transposes(v)
-    s = defining_op(v) if v is not None else None
+    v, q = through_transposes(v)
+    s = defining_op(v) if q == sorted(q) else None
     if s is None or s.name != "tensor.extract_slice" or len(s.operands) != 1 + sum(
             is_dynamic(x) for x in ir.DenseI64ArrayAttr(s.attributes["static_sizes"])):
         return None  # a dynamic offset or stride
@@ -926,9 +896,9 @@ def _unblocked_source(v: ir.Value):
     b_t = ir.RankedTensorType(blocks.type)
     if b_t.rank != 4 or not all(not is_dynamic(d) for d in b_t.shape[2:]):
         return None
-    perm = list(ir.DenseI64ArrayAttr(t.attributes["permutation"]))
+    perm = transpose_perm(t)
     for rows, (expand, transpose, collapse) in _UNBLOCKED_FORMS.items():
-        if (_groups(x), perm, _groups(c)) == (expand, transpose, collapse):
+        if (reassociation_groups(x), perm, reassociation_groups(c)) == (expand, transpose, collapse):
             if rows and is_dynamic(b_t.shape[1]):
                 return None
             return blocks, s, x, rows
@@ -998,7 +968,7 @@ def _fold_pad_size_reads(pad: ir.Operation, sizes: list) -> None:
     d = defining_op(v)
     while d is not None and d.name == "stablehlo.transpose":
         _fold_size_reads(v, [(sizes[q[a]], 0) for a in range(4)])
-        q = [list(ir.DenseI64ArrayAttr(d.attributes["permutation"]))[i] for i in q]
+        q = [transpose_perm(d)[i] for i in q]
         v = d.operands[0]
         d = defining_op(v)
 
@@ -1111,7 +1081,7 @@ def convert_stablehlo_reduce_window(op: ir.Operation) -> bool:
     elt = result_t.element_type
     e = OpBuilder(op)
     init = e.value("tensor.extract", [elt], [init_t])
-    xp = _transpose(e, x, perm)
+    xp = e.hlo_transpose(x, perm)
     padded = e.hlo_pad(xp, init_t, [low[a] for a in perm], [high[a] for a in perm], [0] * rank)
     sizes = [_window_out_size(e, padded, i, window[a], strides[a], win_dil[a]) if a in spatial
              else e.tensor_dim(xp, i) for i, a in enumerate(perm)]
@@ -1120,7 +1090,7 @@ def convert_stablehlo_reduce_window(op: ir.Operation) -> bool:
         kernel = tensor.empty([window[a] for a in spatial], elt)
         new = getattr(linalg, named)(padded, kernel, outs=[out], strides=[strides[a] for a in spatial],
                                      dilations=[win_dil[a] for a in spatial])
-    new = _transpose(e, new, _inverse(perm))
+    new = e.hlo_transpose(new, inverse_perm(perm))
     if new.type != result_t:
         new = e.value("tensor.cast", [result_t], [new])
     op.results[0].replace_all_uses_with(new)

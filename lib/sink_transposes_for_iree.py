@@ -42,7 +42,7 @@ from dataclasses import dataclass
 from torch_mlir import ir
 
 from .builder import OpBuilder, apply_patterns
-from .ir_util import defining_op, remove_dead_ops, use_owner, walk_ops
+from .ir_util import defining_op, inverse_perm, remove_dead_ops, transpose_perm, use_owner, walk_ops
 from .registry import Pass
 
 # ops whose result element i reads element i of each operand (all of one shape)
@@ -61,32 +61,14 @@ _BROADCASTS = ("stablehlo.broadcast_in_dim", "stablehlo.dynamic_broadcast_in_dim
 _PAD_ATTRS = ("edge_padding_low", "edge_padding_high", "interior_padding")
 
 
-def _perm(op: ir.Operation) -> list[int]:
-    return list(ir.DenseI64ArrayAttr(op.attributes["permutation"]))
-
-
-def _inverse(perm: list[int]) -> list[int]:
-    inv = [0] * len(perm)
-    for i, p in enumerate(perm):
-        inv[p] = i
-    return inv
-
-
 def _rank(v: ir.Value) -> int:
     t = v.type
     return t.rank if isinstance(t, ir.RankedTensorType) else -1
 
 
-def _transpose(b: OpBuilder, x: ir.Value, perm: list[int]) -> ir.Value:
-    """stablehlo.transpose of `x` by `perm` (result axis i is axis perm[i] of `x`)."""
-    t = ir.RankedTensorType(x.type)
-    out_t = ir.RankedTensorType.get([t.shape[p] for p in perm], t.element_type)
-    return b.value("stablehlo.transpose", [out_t], [x], {"permutation": ir.DenseI64ArrayAttr.get(perm)})
-
-
 def _is_source(op: ir.Operation, perm: list[int]) -> bool:
     """A transpose by `perm` of a non-constant tensor (a weight's transpose is not a layout)."""
-    if op.name != "stablehlo.transpose" or _perm(op) != perm:
+    if op.name != "stablehlo.transpose" or transpose_perm(op) != perm:
         return False
     src = defining_op(op.operands[0])
     return src is None or src.name != "stablehlo.constant"
@@ -96,7 +78,7 @@ def _folding_read(user: ir.Operation, perm: list[int]) -> bool:
     """`user` reads a transpose-by-`perm`'s value in a way that folds into the operand:
     the inverse transpose, a size read, a single-input reduce."""
     if user.name == "stablehlo.transpose":
-        return [perm[q] for q in _perm(user)] == list(range(len(perm)))
+        return [perm[q] for q in transpose_perm(user)] == list(range(len(perm)))
     if user.name == "stablehlo.get_dimension_size":
         return True
     if user.name == "tensor.dim":
@@ -199,28 +181,20 @@ def _rebuilt_broadcast(b: OpBuilder, bc: ir.Operation, perm: list[int], like: ir
     dims = [perm[d] for d in ir.DenseI64ArrayAttr(bc.attributes["broadcast_dimensions"])]
     order = sorted(range(len(dims)), key=lambda k: dims[k])
     if order != list(range(len(dims))):
-        x = _transpose(b, x, order)
-    attrs = {"broadcast_dimensions": ir.DenseI64ArrayAttr.get(sorted(dims))}
+        x = b.hlo_transpose(x, order)
+    known = {}
     for name in ("known_expanding_dimensions", "known_nonexpanding_dimensions"):
         if name in bc.attributes:
             old = set(ir.DenseI64ArrayAttr(bc.attributes[name]))
-            attrs[name] = ir.DenseI64ArrayAttr.get([k for k, o in enumerate(order) if o in old])
-    lt = ir.RankedTensorType(like.type)
-    out_t = ir.RankedTensorType.get(lt.shape, ir.RankedTensorType(bc.results[0].type).element_type)
-    if out_t.has_static_shape:
-        attrs.pop("known_expanding_dimensions", None)
-        attrs.pop("known_nonexpanding_dimensions", None)
-        return b.value("stablehlo.broadcast_in_dim", [out_t], [x], attrs)
-    i64 = ir.IntegerType.get_signless(64)
-    sizes = [b.value("arith.index_cast", [i64], [b.tensor_dim(like, a)]) for a in range(lt.rank)]
-    shape = b.value("tensor.from_elements", [ir.RankedTensorType.get([lt.rank], i64)], sizes)
-    return b.value("stablehlo.dynamic_broadcast_in_dim", [out_t], [x, shape], attrs)
+            known[name] = [k for k, o in enumerate(order) if o in old]
+    return b.hlo_broadcast_like(x, like, sorted(dims), ir.RankedTensorType(bc.results[0].type).element_type,
+                                known)
 
 
 def sink_component(c: _Component) -> None:
     """Rebuilds every op of `c` on the untransposed values; each old result becomes the
     transpose of the new one (folded away by the cleanup where it meets its inverse)."""
-    perm, inv = c.perm, _inverse(c.perm)
+    perm, inv = c.perm, inverse_perm(c.perm)
     plain: dict[ir.Value, ir.Value] = {}  # a member's transposed value -> the untransposed one
     old = []
     for op in c.ops:
@@ -238,7 +212,7 @@ def sink_component(c: _Component) -> None:
             elif _operand_kind(o) == "broadcast":
                 operands.append(_rebuilt_broadcast(b, defining_op(o), perm, like))
             else:
-                operands.append(_transpose(b, o, inv))
+                operands.append(b.hlo_transpose(o, inv))
         rt = ir.RankedTensorType(op.results[0].type)
         new_t = ir.RankedTensorType.get([rt.shape[i] for i in inv], rt.element_type)
         attrs = {n: op.attributes[n] for n in op.attributes}
@@ -247,7 +221,7 @@ def sink_component(c: _Component) -> None:
                 vals = list(ir.DenseI64ArrayAttr(op.attributes[name]))
                 attrs[name] = ir.DenseI64ArrayAttr.get([vals[i] for i in inv])
         new = b.value(op.name, [new_t], operands, attrs)
-        back = b.value("stablehlo.transpose", [rt], [new], {"permutation": ir.DenseI64ArrayAttr.get(perm)})
+        back = b.hlo_transpose(new, perm, rt)
         plain[back] = new
         op.results[0].replace_all_uses_with(back)
         old.append(op)
@@ -264,7 +238,7 @@ def fold_transpose_of_transpose(op: ir.Operation) -> bool:
     inner = defining_op(op.operands[0])
     if inner is None or inner.name != "stablehlo.transpose":
         return False
-    p, q = _perm(inner), _perm(op)
+    p, q = transpose_perm(inner), transpose_perm(op)
     composed = [p[i] for i in q]
     x = inner.operands[0]
     if composed == list(range(len(composed))):
@@ -272,7 +246,7 @@ def fold_transpose_of_transpose(op: ir.Operation) -> bool:
             return False
         op.results[0].replace_all_uses_with(x)
     else:
-        op.results[0].replace_all_uses_with(_transpose(OpBuilder(op), x, composed))
+        op.results[0].replace_all_uses_with(OpBuilder(op).hlo_transpose(x, composed))
     op.erase()
     return True
 
@@ -282,7 +256,7 @@ def read_size_through_transpose(op: ir.Operation) -> bool:
     tr = defining_op(op.operands[0])
     if tr is None or tr.name != "stablehlo.transpose":
         return False
-    p = _perm(tr)
+    p = transpose_perm(tr)
     if op.name == "stablehlo.get_dimension_size":
         d = ir.IntegerAttr(op.attributes["dimension"]).value
         op.operands[0] = tr.operands[0]
@@ -306,7 +280,7 @@ def reduce_through_transpose(op: ir.Operation) -> bool:
     tr = defining_op(op.operands[0])
     if tr is None or tr.name != "stablehlo.transpose":
         return False
-    p = _perm(tr)
+    p = transpose_perm(tr)
     if not all(_folding_read(use_owner(u), p) for u in tr.results[0].uses):
         return False
     dims = list(ir.DenseI64ArrayAttr(op.attributes["dimensions"]))
@@ -331,7 +305,7 @@ def reduce_through_transpose(op: ir.Operation) -> bool:
     out = new.results[0]
     q = [kept_src.index(j) for j in kept_wanted]
     if q != list(range(len(q))):
-        out = b.value("stablehlo.transpose", [rt], [out], {"permutation": ir.DenseI64ArrayAttr.get(q)})
+        out = b.hlo_transpose(out, q, rt)
     op.results[0].replace_all_uses_with(out)
     op.erase()
     return True
@@ -355,8 +329,8 @@ def sink_transposes(root: ir.Operation, max_rounds: int = 8) -> int:
     for _ in range(max_rounds):
         keys = {}
         for op in walk_ops(root):
-            if op.name == "stablehlo.transpose" and _is_source(op, _perm(op)):
-                keys.setdefault((op.block, tuple(_perm(op))), None)
+            if op.name == "stablehlo.transpose" and _is_source(op, transpose_perm(op)):
+                keys.setdefault((op.block, tuple(transpose_perm(op))), None)
         chosen = [c for blk, perm in keys for c in _components(blk, list(perm))
                   if len(c.ops) > c.sources and _cost(c) < c.sources]
         taken: set[ir.Operation] = set()
