@@ -15,6 +15,7 @@ import re
 
 import torch
 from torch import nn
+from torch.nn import functional as F
 from torch.export import Dim
 
 import symhlo
@@ -74,3 +75,31 @@ def test_only_needed_transposes_are_left():
     # tensor.extract in a linalg.generic), not from a padded NHWC copy
     gathers = re.findall(r"tensor\.extract %\S+\[%\S+, %\S+, %\S+, %\S+\] : tensor<\?x(\d+)x(\d+)x(\d+)xf32>", text)
     assert gathers == [("4", "8", "8"), ("8", "16", "8"), ("8", "16", "40")], gathers
+
+
+class WideNet(nn.Module):
+    """Static height, `?` width: the direct convs compute whole columns of 16 (no row blocks),
+    and the second and third convs gather their halos from the previous blocks (one after a
+    stride-(1, 2) conv with no height padding, one after a (1, 2) pool on the blocks)."""
+
+    def __init__(self):
+        super().__init__()
+        torch.manual_seed(0)
+        self.c1 = nn.Conv2d(3, 8, 3, padding=1)
+        self.c2 = nn.Conv2d(8, 8, 3, padding=(0, 1), stride=(1, 2))
+        self.c3 = nn.Conv2d(8, 4, 3, padding=1)
+
+    def forward(self, x):
+        y = self.c2(torch.relu(self.c1(x)))
+        return self.c3(F.max_pool2d(y, (1, 2)))
+
+
+def test_halos_from_column_blocks_over_a_dynamic_width():
+    dims = ({0: Dim("b", min=1, max=8), 3: Dim("w", min=16, max=256)},)
+    example = (torch.randn(2, 3, 12, 40),)
+    text = prepare_for_iree(symhlo.export(WideNet().eval(), example, dynamic_shapes=dims).text)
+    gathers = re.findall(r"tensor\.extract %\S+\[%\S+, %\S+, %\S+, %\S+\] : tensor<\?x(\d+)x(\d+)x(\d+)xf32>", text)
+    assert gathers == [("12", "16", "8"), ("10", "8", "8")], gathers
+    check_model("column blocks", WideNet(), example, dims,
+                [(torch.randn(1, 3, 12, 16),), (torch.randn(3, 3, 12, 37),), (torch.randn(2, 3, 12, 70),)],
+                rtol=1e-4, atol=1e-4)
