@@ -494,7 +494,8 @@ ROWS: tuple[Row, ...] = (
         ("test_cnn_models.py::test_resnet_dynamic_batch_and_hw",
          "test_conv_layouts.py::test_layout_net_matches_eager",
          "test_conv_layouts.py::test_only_needed_transposes_are_left",
-         "test_conv_layouts.py::test_halos_from_column_blocks_over_a_dynamic_width")),
+         "test_conv_layouts.py::test_halos_from_column_blocks_over_a_dynamic_width",
+         "test_conv_layouts.py::test_overlapping_pool_over_windows_gathered_from_conv_blocks")),
     Row("model", "U-Net-style CNN",
         "pooling, nearest / bilinear upsampling, skip concats; H/W as derived dims `4*h`; "
         "a one-class (single-filter) head",

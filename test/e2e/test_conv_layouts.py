@@ -103,3 +103,32 @@ def test_halos_from_column_blocks_over_a_dynamic_width():
     check_model("column blocks", WideNet(), example, dims,
                 [(torch.randn(1, 3, 12, 16),), (torch.randn(3, 3, 12, 37),), (torch.randn(2, 3, 12, 70),)],
                 rtol=1e-4, atol=1e-4)
+
+
+class StemNet(nn.Module):
+    """ResNet's stem: a strided 7 x 7 conv, batch norm, ReLU and a 3 x 3 / 2 max pool with
+    padding (overlapping windows), then a 3 x 3 conv: the pool runs over 17 x 33 windows gathered
+    from the conv's blocks (-inf outside the map), the next conv's halos are gathered from the
+    pooled blocks."""
+
+    def __init__(self):
+        super().__init__()
+        torch.manual_seed(0)
+        self.stem = nn.Sequential(nn.Conv2d(3, 16, 7, stride=2, padding=3, bias=False), nn.BatchNorm2d(16),
+                                  nn.ReLU(), nn.MaxPool2d(3, stride=2, padding=1))
+        self.conv = nn.Conv2d(16, 8, 3, padding=1)
+        randomize_bn(self, 1)
+
+    def forward(self, x):
+        return self.conv(self.stem(x))
+
+
+def test_overlapping_pool_over_windows_gathered_from_conv_blocks():
+    example = (torch.randn(2, 3, 64, 64),)
+    text = prepare_for_iree(symhlo.export(StemNet().eval(), example, dynamic_shapes=_dims()).text)
+    gathers = re.findall(r"tensor\.extract %\S+\[%\S+, %\S+, %\S+, %\S+\] : tensor<\?x(\d+)x(\d+)x(\d+)xf32>", text)
+    assert gathers == [("8", "16", "16"), ("8", "16", "16")], gathers
+    assert "x17x33x16xf32>" in text
+    check_model("stem", StemNet(), example, _dims(),
+                [(torch.randn(1, 3, 16, 16),), (torch.randn(2, 3, 37, 53),), (torch.randn(3, 3, 90, 41),)],
+                rtol=1e-4, atol=1e-4)

@@ -38,17 +38,20 @@ func.func @conv_scale_relu_pool(%arg0: tensor<?x3x?x?xf32>, %arg1: tensor<4x3x3x
 
 // -----
 
-// Overlapping windows (3 x 3, stride 2) would read across blocks: the pooling runs on the
-// conv's sliced result, and since that is a channels-last value transposed to NCHW, it pools
-// channels-last between transposes (symhlo-sink-transposes-for-iree folds the first with the
-// conv's own).
+// Overlapping windows (3 x 3, stride 2) read across the conv's blocks: the pooling is computed
+// in blocks of 8 x 16 pooled positions whose 17 x 33 input windows one linalg.generic gathers
+// from the conv's blocks (pool_over_gathered_blocks); only the pooled blocks go back to NHWC
+// (sliced) and to NCHW. The conv's blocks are not unblocked at all.
 // CHECK-LABEL: func @conv_overlapping_pool
-// CHECK:         linalg.conv_2d_nhwc_hwcf
+// CHECK:         %[[C:.*]] = linalg.conv_2d_nhwc_hwcf {{.*}} -> tensor<?x8x16x4xf32>
+// CHECK-NOT:     tensor.extract_slice
+// CHECK:         %[[H:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<?x?x?x17x33x4xf32>)
+// CHECK:           tensor.extract %[[C]]
+// CHECK:         %[[HC:.*]] = tensor.collapse_shape %[[H]] {{\[\[}}0, 1, 2], [3], [4], [5]] : tensor<?x?x?x17x33x4xf32> into tensor<?x17x33x4xf32>
+// CHECK:         %[[M:.*]] = linalg.pooling_nhwc_max {{.*}} strides = dense<2> {{.*}} ins(%[[HC]], %{{.*}} : tensor<?x17x33x4xf32>, tensor<3x3xf32>) outs(%{{.*}} : tensor<?x8x16x4xf32>)
+// CHECK:         tensor.expand_shape %[[M]]
 // CHECK:         %[[S:.*]] = tensor.extract_slice
-// CHECK:         %[[T:.*]] = stablehlo.transpose %[[S]], dims = [0, 3, 1, 2]
-// CHECK:         %[[B:.*]] = stablehlo.transpose %[[T]], dims = [0, 2, 3, 1]
-// CHECK:         %[[M:.*]] = linalg.pooling_nhwc_max {{.*}} strides = dense<2> {{.*}} ins(%[[B]]
-// CHECK:         stablehlo.transpose %[[M]], dims = [0, 3, 1, 2]
+// CHECK:         stablehlo.transpose %[[S]], dims = [0, 3, 1, 2]
 // CHECK-NOT:     linalg.pooling_nchw_max
 func.func @conv_overlapping_pool(%arg0: tensor<?x3x?x?xf32>, %arg1: tensor<4x3x3x3xf32>) -> tensor<?x4x?x?xf32> {
   %0 = stablehlo.convolution(%arg0, %arg1) dim_numbers = [b, f, 0, 1]x[o, i, 0, 1]->[b, f, 0, 1], window = {stride = [1, 1], pad = [[1, 1], [1, 1]], rhs_dilate = [1, 1]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<?x3x?x?xf32>, tensor<4x3x3x3xf32>) -> tensor<?x4x?x?xf32>
@@ -65,7 +68,8 @@ func.func @conv_overlapping_pool(%arg0: tensor<?x3x?x?xf32>, %arg1: tensor<4x3x3
 
 // The ReLU'd value has a second user (it is returned too), so the pooling does not move onto the
 // blocks; the ReLU alone does (chain_over_conv_blocks), and the pooling of its sliced result, a
-// channels-last value transposed, runs channels-last between transposes.
+// channels-last value transposed, runs channels-last between transposes (not over windows
+// gathered from the blocks: the NHWC value stays for the return, so that would copy it twice).
 // CHECK-LABEL: func @conv_relu_two_users
 // CHECK:         %[[C:.*]] = linalg.conv_2d_nhwc_hwcf
 // CHECK:         stablehlo.maximum %[[C]], %{{.*}} : tensor<?x8x16x4xf32>
