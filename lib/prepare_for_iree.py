@@ -51,8 +51,7 @@ Two forms IREE compiles but runs badly are rewritten too: a `dynamic_broadcast_i
 operand is rebuilt from its size expressions as index arithmetic on the arguments' `tensor.dim`
 (IREE otherwise computed the shape tensor on the device and read it back mid-call), and a
 `concatenate` with a `?` result dim becomes insert_slices into a `tensor.empty` (IREE lowered
-it element by element), or, along a static axis, selects of the operands zero-padded along it
-(elementwise, so it fuses: Llama prefill (1, 512) process CPU / static 1.16 -> 1.12).
+it element by element).
 """
 
 from __future__ import annotations
@@ -263,51 +262,7 @@ def convert_stablehlo_dynamic_reshape_reassociation(op: ir.Operation, plan: Resh
     op.erase()
 
 
-def concatenate_along_static_axis_as_selects(b: OpBuilder, op: ir.Operation, axis: int) -> bool:
-    """A concatenate along a static axis (other axes `?`) of int or float tensors -> each operand
-    zero-padded to the result along that axis, and selects by position along it: elementwise
-    work that IREE fuses into the producers' and consumers' dispatches, where insert_slices are
-    copies of their own (Llama's rotate_half, `cat(-x2, x1)` over `?` batch and sequence, took
-    four copy dispatches per layer):
-
-        %r = stablehlo.concatenate %a, %b, dim = 3 : (tensor<?x4x?x32xf32>, tensor<?x4x?x32xf32>) -> tensor<?x4x?x64xf32>
-      ==>
-        %pa = stablehlo.pad %a, %zero, low = [0, 0, 0, 0], high = [0, 0, 0, 32]
-        %pb = stablehlo.pad %b, %zero, low = [0, 0, 0, 32], high = [0, 0, 0, 0]
-        %m = stablehlo.dynamic_broadcast_in_dim dense<[false x 32, true x 32]>, (dims of %pa), dims = [3]
-        %r = stablehlo.select %m, %pb, %pa
-
-    The selects pick each element from its operand (no arithmetic: -0.0 and NaN stay as they
-    are). False (nothing changed) for any other concatenate."""
-    result_t = ir.RankedTensorType(op.results[0].type)
-    total = result_t.shape[axis]
-    elt = result_t.element_type
-    if is_dynamic(total) or not isinstance(elt, (ir.F32Type, ir.F16Type, ir.BF16Type, ir.F64Type,
-                                                  ir.IntegerType)):
-        return False
-    rank = result_t.rank
-    zero = b.hlo_scalar(0, elt)
-    i1 = ir.IntegerType.get_signless(1)
-    acc, offset = None, 0
-    for v in op.operands:
-        n = ir.RankedTensorType(v.type).shape[axis]
-        low, high = [0] * rank, [0] * rank
-        low[axis], high[axis] = offset, total - offset - n
-        part = b.tensor_cast(b.hlo_pad(v, zero, low, high, [0] * rank), result_t)
-        if acc is None:
-            acc = part
-        else:
-            mask = b.hlo_const([j >= offset for j in range(total)], i1)
-            where = b.hlo_broadcast_like(mask, acc, [axis], i1, {"known_expanding_dimensions": [],
-                                                                 "known_nonexpanding_dimensions": [0]})
-            acc = b.hlo_select(where, part, acc)
-        offset += n
-    op.results[0].replace_all_uses_with(acc)
-    op.erase()
-    return True
-
-
-def convert_stablehlo_concatenate(op: ir.Operation, select_static_axis: bool = True) -> bool:
+def convert_stablehlo_concatenate(op: ir.Operation) -> bool:
     """stablehlo.concatenate with a `?` result dim -> tensor.empty + one tensor.insert_slice per
     operand. IREE 3.13 lowers a dynamic-shape concatenate to one generic over the flattened
     result that selects the operand element by element (scalar loads behind nested scf.if):
@@ -333,8 +288,6 @@ def convert_stablehlo_concatenate(op: ir.Operation, select_static_axis: bool = T
             return False
     axis = ir.IntegerAttr(op.attributes["dimension"]).value
     b = OpBuilder(op)
-    if select_static_axis and concatenate_along_static_axis_as_selects(b, op, axis):
-        return True
 
     def dim(v: ir.Value, d: int):
         size = ir.RankedTensorType(v.type).shape[d]
@@ -433,10 +386,6 @@ class PrepareForIree(Pass):
     summary = ("dynamic_reshape -> collapse/expand_shape where the size facts prove it, else "
                "tensor.reshape; broadcast expansion hints from torch's contract")
 
-    # a concatenate along a static axis (others `?`) becomes selects of padded operands
-    # (concatenate_along_static_axis_as_selects), not insert_slices
-    static_axis_concat_selects: bool = True
-
     def run(self, module: ir.Module) -> None:
         with module.context, ir.Location.unknown():
             funcs = [op.operation for op in module.body.operations
@@ -479,7 +428,7 @@ class PrepareForIree(Pass):
                         else:
                             convert_stablehlo_dynamic_reshape(op)
                     elif op.name == "stablehlo.concatenate":
-                        convert_stablehlo_concatenate(op, self.static_axis_concat_selects)
+                        convert_stablehlo_concatenate(op)
                     elif op.name == "stablehlo.dynamic_pad":
                         convert_stablehlo_dynamic_pad(op)
                     elif op.name == "stablehlo.gather":

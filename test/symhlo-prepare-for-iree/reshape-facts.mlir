@@ -1,5 +1,4 @@
 // RUN: symhlo-opt --symhlo-prepare-for-iree --split-input-file %s | FileCheck %s
-// RUN: symhlo-opt --symhlo-prepare-for-iree="static-axis-concat-selects=false" --split-input-file %s | FileCheck %s --check-prefix=OFF
 
 // A dynamic_reshape whose shape operand the size facts prove to merge or split adjacent axes
 // becomes tensor.collapse_shape / tensor.expand_shape (IREE fuses these; tensor.reshape blocks
@@ -188,30 +187,6 @@ func.func @broadcast_shape_on_host(%arg0: tensor<?x1xf32>, %arg1: tensor<?x?xf32
 func.func @concatenate_dynamic(%arg0: tensor<?x2x?x64xf32>, %arg1: tensor<?x2x1x64xf32>) -> tensor<?x2x?x64xf32> {
   %0 = stablehlo.concatenate %arg0, %arg1, dim = 2 : (tensor<?x2x?x64xf32>, tensor<?x2x1x64xf32>) -> tensor<?x2x?x64xf32>
   return %0 : tensor<?x2x?x64xf32>
-}
-
-// -----
-
-// Along a static axis (rotate_half's `cat(-x2, x1)` over `?` batch and sequence): each operand
-// is zero-padded to the result along that axis and a select by position picks it (elementwise,
-// so IREE fuses it with its neighbours instead of copying each operand in a dispatch of its own).
-// CHECK-LABEL: func @concatenate_static_axis
-// CHECK-DAG:     %[[Z:.*]] = stablehlo.constant dense<0.000000e+00> : tensor<f32>
-// CHECK-DAG:     %[[PA:.*]] = stablehlo.pad %[[NEG:.*]], %[[Z]], low = [0, 0, 0, 0], high = [0, 0, 0, 32], interior = [0, 0, 0, 0] : (tensor<?x4x?x32xf32>, tensor<f32>) -> tensor<?x4x?x64xf32>
-// CHECK-DAG:     %[[PB:.*]] = stablehlo.pad %arg0, %[[Z]], low = [0, 0, 0, 32], high = [0, 0, 0, 0], interior = [0, 0, 0, 0]
-// CHECK-DAG:     %[[M:.*]] = stablehlo.constant dense<{{\[}}false, {{.*}}true]> : tensor<64xi1>
-// CHECK:         %[[MB:.*]] = stablehlo.dynamic_broadcast_in_dim %[[M]], %{{.*}}, dims = [3] {known_expanding_dimensions = array<i64>, known_nonexpanding_dimensions = array<i64: 0>} : (tensor<64xi1>, tensor<4xi64>) -> tensor<?x4x?x64xi1>
-// CHECK:         %[[R:.*]] = stablehlo.select %[[MB]], %[[PB]], %[[PA]] : tensor<?x4x?x64xi1>, tensor<?x4x?x64xf32>
-// CHECK-NOT:     stablehlo.concatenate
-// CHECK-NOT:     tensor.insert_slice
-// CHECK:         return %[[R]]
-// OFF-LABEL: func @concatenate_static_axis
-// OFF:         tensor.insert_slice
-// OFF:         tensor.insert_slice
-func.func @concatenate_static_axis(%arg0: tensor<?x4x?x32xf32>, %arg1: tensor<?x4x?x32xf32>) -> tensor<?x4x?x64xf32> {
-  %n = stablehlo.negate %arg1 : tensor<?x4x?x32xf32>
-  %0 = stablehlo.concatenate %n, %arg0, dim = 3 : (tensor<?x4x?x32xf32>, tensor<?x4x?x32xf32>) -> tensor<?x4x?x64xf32>
-  return %0 : tensor<?x4x?x64xf32>
 }
 
 // -----
