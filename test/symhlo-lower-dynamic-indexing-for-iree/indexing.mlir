@@ -140,3 +140,64 @@ func.func @slice_data_count(%arg0: tensor<2xf32>, %limit: tensor<1xi64>) -> tens
   %0 = stablehlo.real_dynamic_slice %arg0, %c0, %limit, %c1 : (tensor<2xf32>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<?xf32>
   return %0 : tensor<?xf32>
 }
+
+// -----
+
+// Rotary embeddings' rotate_half, `cat(-x[..., 32:], x[..., :32])` over `?` batch and sequence
+// (the slices' limits are x's own sizes there): x split into halves by a reshape, the halves
+// swapped by a reverse, the first negated by a select; no slice or concatenate is left.
+// CHECK-LABEL: func @rotate_half
+// CHECK:         %[[E:.*]] = tensor.expand_shape %arg0 {{\[\[}}0], [1], [2], [3, 4]] output_shape [%{{.*}}, 4, %{{.*}}, 2, 32] : tensor<?x4x?x64xf32> into tensor<?x4x?x2x32xf32>
+// CHECK:         %[[R:.*]] = stablehlo.reverse %[[E]], dims = [3] : tensor<?x4x?x2x32xf32>
+// CHECK:         %[[M:.*]] = stablehlo.dynamic_broadcast_in_dim %{{.*}}, %{{.*}}, dims = [3] {{.*}} : (tensor<2xi1>, tensor<5xi64>) -> tensor<?x4x?x2x32xi1>
+// CHECK:         %[[N:.*]] = stablehlo.negate %[[R]]
+// CHECK:         %[[S:.*]] = stablehlo.select %[[M]], %[[N]], %[[R]]
+// CHECK:         %[[C:.*]] = tensor.collapse_shape %[[S]] {{\[\[}}0], [1], [2], [3, 4]] : tensor<?x4x?x2x32xf32> into tensor<?x4x?x64xf32>
+// CHECK-NOT:     stablehlo.concatenate
+// CHECK-NOT:     extract_slice
+// CHECK:         return %[[C]]
+func.func @rotate_half(%arg0: tensor<?x4x?x64xf32>) -> tensor<?x4x?x64xf32> {
+  %n = stablehlo.get_dimension_size %arg0, dim = 0 : (tensor<?x4x?x64xf32>) -> tensor<i32>
+  %s = stablehlo.get_dimension_size %arg0, dim = 2 : (tensor<?x4x?x64xf32>) -> tensor<i32>
+  %n64 = stablehlo.convert %n : (tensor<i32>) -> tensor<i64>
+  %s64 = stablehlo.convert %s : (tensor<i32>) -> tensor<i64>
+  %n1 = stablehlo.reshape %n64 : (tensor<i64>) -> tensor<1xi64>
+  %s1 = stablehlo.reshape %s64 : (tensor<i64>) -> tensor<1xi64>
+  %c4 = stablehlo.constant dense<4> : tensor<1xi64>
+  %c32 = stablehlo.constant dense<32> : tensor<1xi64>
+  %c64 = stablehlo.constant dense<64> : tensor<1xi64>
+  %lim_lo = stablehlo.concatenate %n1, %c4, %s1, %c32, dim = 0 : (tensor<1xi64>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<4xi64>
+  %lim_hi = stablehlo.concatenate %n1, %c4, %s1, %c64, dim = 0 : (tensor<1xi64>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<4xi64>
+  %zero = stablehlo.constant dense<0> : tensor<4xi64>
+  %one = stablehlo.constant dense<1> : tensor<4xi64>
+  %half = stablehlo.constant dense<[0, 0, 0, 32]> : tensor<4xi64>
+  %x1 = stablehlo.real_dynamic_slice %arg0, %zero, %lim_lo, %one : (tensor<?x4x?x64xf32>, tensor<4xi64>, tensor<4xi64>, tensor<4xi64>) -> tensor<?x4x?x32xf32>
+  %x2 = stablehlo.real_dynamic_slice %arg0, %half, %lim_hi, %one : (tensor<?x4x?x64xf32>, tensor<4xi64>, tensor<4xi64>, tensor<4xi64>) -> tensor<?x4x?x32xf32>
+  %m = stablehlo.negate %x2 : tensor<?x4x?x32xf32>
+  %r = stablehlo.concatenate %m, %x1, dim = 3 : (tensor<?x4x?x32xf32>, tensor<?x4x?x32xf32>) -> tensor<?x4x?x64xf32>
+  return %r : tensor<?x4x?x64xf32>
+}
+
+// -----
+
+// The same halves in their own order (`cat(x[..., :32], x[..., 32:])`) are not a rotation: the
+// concatenate stays (and the slices become tensor.extract_slice).
+// CHECK-LABEL: func @halves_in_order
+// CHECK-NOT:     stablehlo.reverse
+// CHECK:         stablehlo.concatenate
+func.func @halves_in_order(%arg0: tensor<?x64xf32>) -> tensor<?x64xf32> {
+  %n = stablehlo.get_dimension_size %arg0, dim = 0 : (tensor<?x64xf32>) -> tensor<i32>
+  %n64 = stablehlo.convert %n : (tensor<i32>) -> tensor<i64>
+  %n1 = stablehlo.reshape %n64 : (tensor<i64>) -> tensor<1xi64>
+  %c32 = stablehlo.constant dense<32> : tensor<1xi64>
+  %c64 = stablehlo.constant dense<64> : tensor<1xi64>
+  %lim_lo = stablehlo.concatenate %n1, %c32, dim = 0 : (tensor<1xi64>, tensor<1xi64>) -> tensor<2xi64>
+  %lim_hi = stablehlo.concatenate %n1, %c64, dim = 0 : (tensor<1xi64>, tensor<1xi64>) -> tensor<2xi64>
+  %zero = stablehlo.constant dense<0> : tensor<2xi64>
+  %one = stablehlo.constant dense<1> : tensor<2xi64>
+  %half = stablehlo.constant dense<[0, 32]> : tensor<2xi64>
+  %x1 = stablehlo.real_dynamic_slice %arg0, %zero, %lim_lo, %one : (tensor<?x64xf32>, tensor<2xi64>, tensor<2xi64>, tensor<2xi64>) -> tensor<?x32xf32>
+  %x2 = stablehlo.real_dynamic_slice %arg0, %half, %lim_hi, %one : (tensor<?x64xf32>, tensor<2xi64>, tensor<2xi64>, tensor<2xi64>) -> tensor<?x32xf32>
+  %r = stablehlo.concatenate %x1, %x2, dim = 1 : (tensor<?x32xf32>, tensor<?x32xf32>) -> tensor<?x64xf32>
+  return %r : tensor<?x64xf32>
+}
