@@ -905,6 +905,8 @@ def _unblocked_source(v: ir.Value):
         if (reassociation_groups(x), perm, reassociation_groups(c)) == (expand, transpose, collapse):
             if rows and is_dynamic(b_t.shape[1]):
                 return None
+            if ir.RankedTensorType(s.results[0].type).shape[3] != b_t.shape[3]:
+                return None  # channels sliced
             return blocks, s, x, rows
     return None
 
@@ -952,8 +954,6 @@ def _blocks_reader(v: ir.Value, e: OpBuilder, pad: ir.Operation | None = None):
         return None
     blocks, s, x, rows = src
     b_t = ir.RankedTensorType(blocks.type)
-    if ir.RankedTensorType(s.results[0].type).shape[3] != b_t.shape[3]:
-        return None  # channels sliced
     sizes = [_mixed_size(s, "static_sizes", 1, a, e) for a in range(4)]
     outer = [_mixed_size(x, "static_output_shape", 1, a, e) for a in (1, 2)]
     _fold_unblocked_size_reads(v, sizes, pad)
@@ -1097,19 +1097,19 @@ def pool_over_gathered_blocks(pool: ir.Operation, rows: int, block: int) -> bool
     fill = defining_op(out)
     if fill is None or fill.name != "linalg.fill":
         return False
+    if not _read_only_here(pad.operands[0] if pad is not None else pool.operands[0]):
+        return False  # the NHWC value stays for another reader: gathering would copy it again
+    if _unblocked_source(pad.operands[0] if pad is not None else pool.operands[0]) is None:
+        return False
     e = OpBuilder(pool)
     out_t = ir.RankedTensorType(out.type)
     final = [e.tensor_dim(out, a) if is_dynamic(out_t.shape[a]) else out_t.shape[a] for a in range(4)]
-    if not _read_only_here(pad.operands[0] if pad is not None else pool.operands[0]):
-        return False  # the NHWC value stays for another reader: gathering would copy it again
     if pad is not None:
         reader = _blocks_reader(pad.operands[0], e, pad)
         low, value = _pad_amounts(pad)
     else:  # no padding: what lies past H x W feeds only the blocks' sliced-off surplus
         reader = _blocks_reader(pool.operands[0], e)
         low, value = [0] * 4, scalar_attr(out_t.element_type, 0)
-    if reader is None:
-        return False
     kh, kw = ir.RankedTensorType(pool.operands[1].type).shape
     sh, sw = [int(v) for v in ir.DenseIntElementsAttr(pool.attributes["strides"])]
     dh, dw = [int(v) for v in ir.DenseIntElementsAttr(pool.attributes["dilations"])]
