@@ -511,8 +511,7 @@ class _Rewriter:
                                    ir.ArrayAttr.get([par, par]), loc=t.loc, ip=t.ip)
             body = gen.regions[0].blocks.append(i1)
             b = OpBuilder(ip=ir.InsertionPoint(body), loc=t.loc)
-            kb = b.value("linalg.index", [self.idx], [], {"dim": ir.IntegerAttr.get(self.i64, 0)})
-            j = b.value("linalg.index", [self.idx], [], {"dim": ir.IntegerAttr.get(self.i64, 1)})
+            kb, j = b.linalg_index(0), b.linalg_index(1)
             pos = b.index_op("arith.addi", b.index_op("arith.muli", kb, b.const_index(self.block)), j)
             b.create("linalg.yield", [], [b.cmpi("slt", pos, self.k)])
             self.valid = gen.results[0]

@@ -233,6 +233,15 @@ class OpBuilder:
         """An index-typed `name` op (`arith.addi`, `shape.get_extent`, ...)."""
         return self.value(name, [_index()], list(operands))
 
+    def ceil_div(self, size: ir.Value, b: int) -> ir.Value:
+        """`(size + b - 1) / b` for a non-negative index `size`: how many blocks of `b` cover it."""
+        return self.index_op("arith.divsi", self.index_op("arith.addi", size, self.const_index(b - 1)),
+                             self.const_index(b))
+
+    def linalg_index(self, dim: int) -> ir.Value:
+        """`linalg.index dim` (inside a linalg op's body): the iteration's position along `dim`."""
+        return self.value("linalg.index", [_index()], [], {"dim": ir.IntegerAttr.get(_i64(), dim)})
+
     def cmpi(self, predicate: str, a: ir.Value, b: ir.Value) -> ir.Value:
         pred = {"eq": 0, "ne": 1, "slt": 2, "sle": 3, "sgt": 4, "sge": 5}[predicate]
         return self.value("arith.cmpi", [ir.IntegerType.get_signless(1)], [a, b],

@@ -109,16 +109,25 @@ def inverse_perm(perm: list[int]) -> list[int]:
     return inv
 
 
-def through_transposes(v: ir.Value) -> tuple[ir.Value, list[int]]:
-    """(x, q): `v` is `x` through a chain of stablehlo.transposes composing to `q` (axis i of
-    `v` is axis q[i] of `x`); (`v`, identity) without one."""
+def transpose_chain(v: ir.Value):
+    """(value, q) for `v` and each value a chain of stablehlo.transposes defining it reads,
+    outermost first: axis i of `v` is axis q[i] of that value."""
     q = list(range(ir.RankedTensorType(v.type).rank))
-    d = defining_op(v)
-    while d is not None and d.name == "stablehlo.transpose":
+    while True:
+        yield v, q
+        d = defining_op(v)
+        if d is None or d.name != "stablehlo.transpose":
+            return
         p = transpose_perm(d)
         q = [p[i] for i in q]
         v = d.operands[0]
-        d = defining_op(v)
+
+
+def through_transposes(v: ir.Value) -> tuple[ir.Value, list[int]]:
+    """(x, q): `v` is `x` through a chain of stablehlo.transposes composing to `q` (axis i of
+    `v` is axis q[i] of `x`); (`v`, identity) without one."""
+    for v, q in transpose_chain(v):
+        pass
     return v, q
 
 

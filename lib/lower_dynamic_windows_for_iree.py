@@ -91,7 +91,7 @@ from torch_mlir._mlir_libs import _stablehlo
 
 from .builder import OpBuilder, apply_patterns, dot_numbers, reassociation_groups, scalar_attr
 from .ir_util import (defining_op, inverse_perm, is_dynamic, remove_dead_ops, through_transposes,
-                      transpose_perm, use_owner, walk_ops)
+                      transpose_chain, transpose_perm, use_owner, walk_ops)
 from .registry import Pass, PassFailure
 
 
@@ -401,15 +401,11 @@ def conv_as_blocked_direct(e: OpBuilder, padded: ir.Value, k: ir.Value, result_t
     oh = ir.RankedTensorType(result_t).shape[y_cl[1]]
     dyn = ir.ShapedType.get_dynamic_size()
 
-    def count(size: ir.Value, b: int) -> ir.Value:
-        return e.index_op("arith.divsi", e.index_op("arith.addi", size, e.const_index(b - 1)),
-                          e.const_index(b))
-
     bw = (block - 1) * strides[1] + (kw - 1) * dilations[1] + 1
-    ob = count(sizes[2], block)
+    ob = e.ceil_div(sizes[2], block)
     if rows:
         bh = (rows - 1) * strides[0] + (kh - 1) * dilations[0] + 1
-        rb = count(sizes[1], rows)
+        rb = e.ceil_div(sizes[1], rows)
         # halo[n, rb, ob, i, j, c] = padded[n, rb * rows * stride + i, ob * block * stride + j, c]
         outer, outer_sizes, inner_h, out_h = [n, dyn, dyn], [sizes[0], rb, ob], bh, rows
     else:
@@ -983,14 +979,9 @@ def _fold_unblocked_size_reads(v: ir.Value, sizes: list, pad: ir.Operation | Non
         low = list(ir.DenseI64ArrayAttr(pad.attributes["edge_padding_low"]))
         high = list(ir.DenseI64ArrayAttr(pad.attributes["edge_padding_high"]))
         _fold_size_reads(pad.results[0], [(s, low[a] + high[a]) for a, s in enumerate(sizes)])
-    # the transposes between the slice and `v` (composing to the identity)
-    q = list(range(4))
-    d = defining_op(v)
-    while d is not None and d.name == "stablehlo.transpose":
-        _fold_size_reads(v, [(sizes[q[a]], 0) for a in range(4)])
-        q = [transpose_perm(d)[i] for i in q]
-        v = d.operands[0]
-        d = defining_op(v)
+    # `v` and the transposes between it and the slice (composing to the identity)
+    for w, q in transpose_chain(v):
+        _fold_size_reads(w, [(sizes[q[a]], 0) for a in range(4)])
 
 
 def _fold_size_reads(v: ir.Value, sizes: list) -> None:
@@ -1051,8 +1042,7 @@ def _gather(e: OpBuilder, out: ir.Value, at_map: ir.AffineMap, low: list[int], f
     body = gen.regions[0].blocks.append(out_t.element_type)
     b = OpBuilder(ip=ir.InsertionPoint(body), loc=e.loc)
     idx, i1 = ir.IndexType.get(), ir.IntegerType.get_signless(1)
-    index = [b.value("linalg.index", [idx], [], {"dim": ir.IntegerAttr.get(ir.IntegerType.get_signless(64), d)})
-             for d in range(rank)]
+    index = [b.linalg_index(d) for d in range(rank)]
     n, ph, pw, c = [b.value("affine.apply", [idx], index,
                             {"map": ir.AffineMapAttr.get(ir.AffineMap.get(rank, 0, [r]))})
                     for r in at_map.results]
@@ -1097,31 +1087,24 @@ def pool_over_gathered_blocks(pool: ir.Operation, rows: int, block: int) -> bool
     fill = defining_op(out)
     if fill is None or fill.name != "linalg.fill":
         return False
-    if not _read_only_here(pad.operands[0] if pad is not None else pool.operands[0]):
+    src = pad.operands[0] if pad is not None else pool.operands[0]
+    if not _read_only_here(src):
         return False  # the NHWC value stays for another reader: gathering would copy it again
-    if _unblocked_source(pad.operands[0] if pad is not None else pool.operands[0]) is None:
+    if _unblocked_source(src) is None:
         return False
     e = OpBuilder(pool)
     out_t = ir.RankedTensorType(out.type)
     final = [e.tensor_dim(out, a) if is_dynamic(out_t.shape[a]) else out_t.shape[a] for a in range(4)]
-    if pad is not None:
-        reader = _blocks_reader(pad.operands[0], e, pad)
-        low, value = _pad_amounts(pad)
-    else:  # no padding: what lies past H x W feeds only the blocks' sliced-off surplus
-        reader = _blocks_reader(pool.operands[0], e)
-        low, value = [0] * 4, scalar_attr(out_t.element_type, 0)
+    reader = _blocks_reader(src, e, pad)
+    # without padding, what lies past H x W feeds only the blocks' sliced-off surplus
+    low, value = _pad_amounts(pad) if pad is not None else ([0] * 4, scalar_attr(out_t.element_type, 0))
     kh, kw = ir.RankedTensorType(pool.operands[1].type).shape
     sh, sw = [int(v) for v in ir.DenseIntElementsAttr(pool.attributes["strides"])]
     dh, dw = [int(v) for v in ir.DenseIntElementsAttr(pool.attributes["dilations"])]
     bh, bw = (rows - 1) * sh + (kh - 1) * dh + 1, (block - 1) * sw + (kw - 1) * dw + 1
 
-    def count(size, b: int):
-        size = e.const_index(size) if isinstance(size, int) else size
-        return e.index_op("arith.divsi", e.index_op("arith.addi", size, e.const_index(b - 1)),
-                          e.const_index(b))
-
-    n = final[0] if not isinstance(final[0], int) else e.const_index(final[0])
-    rb, ob = count(final[1], rows), count(final[2], block)
+    n, oh, ow = [v if not isinstance(v, int) else e.const_index(v) for v in final[:3]]
+    rb, ob = e.ceil_div(oh, rows), e.ceil_div(ow, block)
     elt, c = out_t.element_type, out_t.shape[3]
     dyn = ir.ShapedType.get_dynamic_size()
     halo_t = ir.RankedTensorType.get([out_t.shape[0], dyn, dyn, bh, bw, c], elt)
@@ -1221,8 +1204,8 @@ class LowerDynamicWindowsForIree(Pass):
     direct_max_filters: int = 128
     # ... which compute a `?` height in blocks of this many rows (0: not blocked)
     block_rows: int = 8
-    # a direct conv reading another's (pooled) blocks gathers its halos from them
-    # (gather_halo_from_conv_blocks)
+    # a direct conv or an overlapping pooling reading another direct conv's (pooled) blocks
+    # gathers its input windows from them (gather_halo_from_conv_blocks, pool_over_gathered_blocks)
     halo_from_blocks: bool = True
 
     def run(self, module: ir.Module) -> None:
