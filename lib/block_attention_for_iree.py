@@ -70,7 +70,7 @@ from torch_mlir import ir
 from torch_mlir.dialects import linalg, scf
 
 from .builder import OpBuilder, dot_dimension_numbers, reassociation_attr, reassociation_groups
-from .ir_util import defining_op, is_dynamic, use_owner, walk_ops
+from .ir_util import defining_op, enclosing_func, is_dynamic, use_owner, walk_ops
 from .prepare_for_iree import materialize_size
 from .registry import Pass
 from .size_facts import ELEMENTWISE, SizeFacts
@@ -420,9 +420,7 @@ class _Rewriter:
 
     def __init__(self, region: _Region, facts: SizeFacts, block: int):
         self.r, self.facts, self.block = region, facts, block
-        func = region.d1.parent
-        while func.name != "func.func":
-            func = func.parent
+        func = enclosing_func(region.d1)
         self.args = list(func.regions[0].blocks[0].arguments)
         entry = func.regions[0].blocks[0]
         self.top_block = entry

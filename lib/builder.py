@@ -479,6 +479,11 @@ class OpBuilder:
         return self.value("stablehlo.transpose", [result], [x],
                           {"permutation": ir.DenseI64ArrayAttr.get(perm)})
 
+    def hlo_reverse(self, x: ir.Value, dims: Sequence[int]) -> ir.Value:
+        """`stablehlo.reverse %x, dims = dims` (same type as `x`)."""
+        return self.value("stablehlo.reverse", [x.type], [x],
+                          {"dimensions": ir.DenseI64ArrayAttr.get(list(dims))})
+
     def hlo_dynamic_reshape(self, x: ir.Value, shape: ir.Value, t: ir.Type) -> ir.Value:
         return self.value("stablehlo.dynamic_reshape", [t], [x, shape])
 

@@ -94,6 +94,12 @@ def use_owner(use: ir.OpOperand) -> ir.Operation:
     return owner.operation if hasattr(owner, "operation") else owner
 
 
+def enclosing_func(op: ir.Operation) -> ir.Operation | None:
+    """The func.func that holds `op` (at any depth), None outside one."""
+    parent = op.parent
+    while parent is not None and parent.name != "func.func":
+        parent = parent.parent
+    return None if parent is None else parent.operation
 
 
 def transpose_perm(op: ir.Operation) -> list[int]:

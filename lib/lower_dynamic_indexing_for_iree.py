@@ -54,7 +54,7 @@ from dataclasses import dataclass
 from torch_mlir import ir
 
 from .builder import OpBuilder, apply_patterns, gather_dimension_numbers, gather_numbers
-from .ir_util import defining_op, is_dynamic
+from .ir_util import defining_op, enclosing_func, is_dynamic
 from .registry import Pass
 from .size_facts import SizeFacts
 
@@ -166,8 +166,8 @@ def convert_rotate_half_concatenate(op: ir.Operation, facts_of) -> bool:
         %r = tensor.collapse_shape %s [[0], [1], [2], [3, 4]] : ... into tensor<?x4x?x64xf32>
 
     Elementwise work that IREE fuses with the rotary multiply-add, where the slices (`?` sizes)
-    were copies of their own and the concatenate insert_slices or selects of padded halves. The
-    same elements, negated exactly where they were. False (nothing changed) for any other
+    were copies of their own and the concatenate insert_slices. The same elements, negated
+    exactly where they were. False (nothing changed) for any other
     concatenate."""
     result_t = ir.RankedTensorType(op.results[0].type)
     axis = ir.IntegerAttr(op.attributes["dimension"]).value
@@ -187,7 +187,7 @@ def convert_rotate_half_concatenate(op: ir.Operation, facts_of) -> bool:
     split = list(x_t.shape[:axis]) + [2, h] + list(x_t.shape[axis + 1:])
     split_t = ir.RankedTensorType.get(split, x_t.element_type)
     e = b.expand_shape(x, groups, split_t, [b.tensor_dim(x, a) for a in range(rank) if is_dynamic(x_t.shape[a])])
-    v = b.value("stablehlo.reverse", [split_t], [e], {"dimensions": ir.DenseI64ArrayAttr.get([axis])})
+    v = b.hlo_reverse(e, [axis])
     if neg0 or neg1:
         i1 = ir.IntegerType.get_signless(1)
         mask = b.hlo_broadcast_like(b.hlo_const([neg0, neg1], i1), v, [axis], i1,
@@ -434,12 +434,10 @@ class LowerDynamicIndexingForIree(Pass):
             facts: dict = {}
 
             def facts_of(o: ir.Operation) -> SizeFacts:
-                f = o.parent
-                while f.name != "func.func":
-                    f = f.parent
+                f = enclosing_func(o)
                 key = str(ir.StringAttr(f.attributes["sym_name"]).value)
                 if key not in facts:
-                    facts[key] = SizeFacts(f.operation)
+                    facts[key] = SizeFacts(f)
                 return facts[key]
 
             if self.rotate_half_as_reverse:

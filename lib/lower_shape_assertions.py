@@ -32,7 +32,7 @@ from dataclasses import dataclass
 
 from torch_mlir import ir
 
-from .ir_util import walk_ops
+from .ir_util import enclosing_func, walk_ops
 from .registry import Pass, PassFailure
 from .contract_attrs import SHAPE_ASSERTIONS
 from .size_exprs import key as _key
@@ -101,9 +101,7 @@ class LowerShapeAssertions(Pass):
             facts = SizeFacts(main) if main is not None else None
             records = []
             for op in ops:
-                parent = op.parent
-                while parent is not None and parent.name != "func.func":
-                    parent = parent.parent
+                parent = enclosing_func(op)
                 if main is None or parent is None or parent != main:
                     diags.append((str(op.location), "shape assertion outside the entry function "
                                   "(run symhlo-inline-private-calls first)"))

@@ -64,7 +64,7 @@ from torch_mlir import ir
 from .contract_attrs import CONTRACT_ATTRS
 from .builder import (OpBuilder, apply_patterns, dot_dimension_numbers, dot_numbers, gather_dimension_numbers,
                       gather_numbers)
-from .ir_util import defining_op, walk_ops, is_dynamic
+from .ir_util import defining_op, enclosing_func, walk_ops, is_dynamic
 from .registry import Pass, PassFailure
 from .simplify_broadcasts import is_identity_broadcast
 from .size_facts import SizeFacts, facts_for, monomial, reassociation
@@ -198,10 +198,8 @@ def rebuild_shape_operand(op: ir.Operation, exprs: list) -> bool:
 
 
 def _func_args(op: ir.Operation) -> list:
-    parent = op.parent
-    while parent is not None and parent.name != "func.func":
-        parent = parent.parent
-    return list(parent.regions[0].blocks[0].arguments) if parent is not None else []
+    func = enclosing_func(op)
+    return list(func.regions[0].blocks[0].arguments) if func is not None else []
 
 
 def convert_stablehlo_dynamic_reshape_reassociation(op: ir.Operation, plan: ReshapePlan) -> None:
@@ -606,10 +604,7 @@ def convert_stablehlo_dynamic_pad(op: ir.Operation) -> bool:
     drops max(-a, 0). Returns False (op left) when the interior amounts are not constants.
     """
     x, value, low, high, interior = op.operands
-    parent = op.parent
-    while parent.name != "func.func":
-        parent = parent.parent
-    facts = SizeFacts(parent.operation)
+    facts = SizeFacts(enclosing_func(op))
 
     def _constant_ints(v):
         vec = facts.vector(v)
