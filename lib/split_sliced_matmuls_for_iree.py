@@ -29,12 +29,15 @@ free axis of the dot's static-shaped operand. The slices together may not read m
 axis once over (no work is added). The `get_dimension_size` reads of the old values are
 rewired to the dot's operand, or to the reshape's shape, so the old chain dies.
 
-Measured (GPT d=256, one layer, at (4, 512), per-dispatch profile, process CPU per call, medians
-of 3 alternated rounds, the split written in the model by hand): 60.3 -> 58.1 ms (static 46.0;
-the static module itself got slower split, 44.1 -> 46.1 ms in dispatches, which is why only
-`?`-row slices, i.e. real_dynamic_slice, are matched). Runs on the copy for IREE only; the
-portable artifact keeps the fused matmul. The same products are summed in the same order, so
-the values are bit for bit those of the fused matmul's columns.
+Measured (bench/dispatch_profile.py --drop-pass, GPT d=256, one layer, at (4, 512), process CPU
+per call, medians of 3 alternated rounds, Xeon, 2 cores): 58.5 -> 54.7 ms (static 46.2; 31 -> 29
+dispatches: the three `slow_memcpy` copies and the wide unpack go, the three matmuls share one
+executable with the output projection and take what the wide one took). The transformer block
+at d=64, (4, 512): 13.7 -> 13.8 ms (no change; static 12.9). Fires on transformers' GPT-2
+(Conv1D's addmm then split). Only `?`-row slices (real_dynamic_slice) are matched: written by
+hand into the model, the split made the static module slower (44.1 -> 46.1 ms in dispatches).
+Runs on the copy for IREE only; the portable artifact keeps the fused matmul. Each element is
+the same dot product over the same operands as in the fused matmul.
 """
 
 from __future__ import annotations
@@ -166,7 +169,7 @@ def plan_split(dot: ir.Operation, facts_of) -> _Plan | None:
         full = _shape(op.results[0])[a]
         if op.name == "stablehlo.dynamic_reshape":
             src = _shape(op.operands[0])
-            if a != len(shape := _shape(op.results[0])) - 1 or src[-1] != full:
+            if a != len(_shape(op.results[0])) - 1 or src[-1] != full:
                 return None
             a = len(src) - 1
         elif op.name in _ELEMENTWISE:

@@ -13,6 +13,9 @@ import torch.nn as nn
 import torch.nn.functional as F
 from torch.export import Dim
 
+import symhlo
+from symhlo.backend.compiler import prepare_for_iree
+
 from e2e_harness import check_model, randint, seeded
 
 
@@ -68,6 +71,21 @@ def test_gpt2_decoder():
     ids = lambda bb, ss: (randint(97, bb, ss, gen=seeded(bb * 1000 + ss)),)
     check_model("gpt2", GPT2(), ids(2, 7), ({0: b, 1: s},),
                 [ids(2, 2), ids(3, 17), ids(2, 130), ids(2, 1024)], rtol=1e-4, atol=2e-4)
+
+
+def test_fused_qkv_split_into_matmuls_for_iree_only():
+    """The fused q/k/v projection (one matmul, its result split three ways along the features)
+    becomes one matmul per part in IREE's input only (symhlo-split-sliced-matmuls-for-iree);
+    test_gpt2_decoder runs the same model against eager."""
+    b, s = Dim("batch", min=2, max=16), Dim("seq", min=2, max=1024)
+    prog = symhlo.export(GPT2(), (randint(97, 2, 7, gen=seeded(1)),), dynamic_shapes=({0: b, 1: s},))
+    portable_dots = prog.text.count("stablehlo.dot_general")
+    iree_input = prepare_for_iree(prog.text)
+    # per layer: 3 x 64 -> 192 gone, 3 x 64 -> 64 in its place (2 layers)
+    assert "tensor<64x192xf32>) -> tensor<?x192xf32>" in prog.text
+    assert "-> tensor<?x192xf32>" not in iree_input
+    assert iree_input.count("tensor<64x64xf32>) -> tensor<?x64xf32>") == 2 * (3 + 1), iree_input
+    assert iree_input.count("stablehlo.dot_general") == portable_dots + 2 * 2
 
 
 class BertLayer(nn.Module):
