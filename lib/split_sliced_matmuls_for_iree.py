@@ -34,10 +34,11 @@ per call, medians of 3 alternated rounds, Xeon, 2 cores): 58.5 -> 54.7 ms (stati
 dispatches: the three `slow_memcpy` copies and the wide unpack go, the three matmuls share one
 executable with the output projection and take what the wide one took). The transformer block
 at d=64, (4, 512): 13.7 -> 13.8 ms (no change; static 12.9). Fires on transformers' GPT-2
-(Conv1D's addmm then split). Only `?`-row slices (real_dynamic_slice) are matched: written by
+(Conv1D's addmm then split) and Phi-3 (its fused qkv_proj and gate_up_proj), which match eager
+(test/models/test_llms.py). Only `?`-row slices (real_dynamic_slice) are matched: written by
 hand into the model, the split made the static module slower (44.1 -> 46.1 ms in dispatches).
-Runs on the copy for IREE only; the portable artifact keeps the fused matmul. Each element is
-the same dot product over the same operands as in the fused matmul.
+Runs on the copy for IREE only; the portable artifact keeps the fused matmul. Each element is the same dot product over the same
+operands as in the fused matmul (its summation order is IREE's choice in either form).
 """
 
 from __future__ import annotations
