@@ -46,9 +46,16 @@ def _scalar_int_type(v: ir.Value) -> bool:
         isinstance(t.element_type, ir.IntegerType)
 
 
+def _one_int(v: ir.Value) -> bool:
+    """A 0-d or one-element rank-1 integer tensor (a size, or a size as a shape tensor)."""
+    t = v.type
+    return isinstance(t, ir.RankedTensorType) and isinstance(t.element_type, ir.IntegerType) and \
+        (t.rank == 0 or list(t.shape) == [1])
+
+
 def _constant(v: ir.Value) -> int | None:
     op = defining_op(v)
-    if op is None or op.name != "stablehlo.constant" or not _scalar_int_type(v):
+    if op is None or op.name != "stablehlo.constant" or not _one_int(v):
         return None
     attr = ir.DenseIntElementsAttr(op.attributes["value"])
     if ir.IntegerType(ir.RankedTensorType(v.type).element_type).width == 1:
@@ -107,7 +114,7 @@ def contract_ranges(func: ir.Operation) -> list[list[Interval]] | None:
     return out
 
 
-class _Intervals:
+class SizeIntervals:
     """Integer intervals of the 0-d integer values of one function, computed on demand."""
 
     def __init__(self, func: ir.Operation):
@@ -138,14 +145,12 @@ class _Intervals:
         if c is not None:
             return (c, c)
         op = defining_op(v)
-        if op is None or not _scalar_int_type(v):
+        if op is None or not _one_int(v):
             return (-_INF, _INF)
         name = op.name
         if name == "stablehlo.get_dimension_size":
             return self._dim(op)
-        if name == "stablehlo.convert" and _scalar_int_type(op.operands[0]):
-            return self(op.operands[0])
-        if name == "stablehlo.reshape" and _scalar_int_type(op.operands[0]):
+        if name in ("stablehlo.convert", "stablehlo.reshape") and _one_int(op.operands[0]):
             return self(op.operands[0])
         ops = [self(x) for x in op.operands]
         if name == "stablehlo.add":
@@ -200,7 +205,7 @@ def decide_compare(op: ir.Operation, a: Interval, b: Interval) -> int | None:
     return None
 
 
-def fold_by_ranges(op: ir.Operation, iv: _Intervals) -> ir.Value | None:
+def fold_by_ranges(op: ir.Operation, iv: SizeIntervals) -> ir.Value | None:
     """The value `op`'s result folds to (an operand, or a new constant), or None."""
     name = op.name
     if not op.results or not _scalar_int_type(op.results[0]):
@@ -249,7 +254,7 @@ class FoldSizeRanges(Pass):
                 func = func.operation
                 if func.name != "func.func" or not func.regions[0].blocks:
                     continue
-                iv = _Intervals(func)
+                iv = SizeIntervals(func)
 
                 def fold(op: ir.Operation, iv=iv) -> bool:
                     new = fold_by_ranges(op, iv)

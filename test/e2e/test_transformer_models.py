@@ -73,10 +73,12 @@ def test_gpt2_decoder():
                 [ids(2, 2), ids(3, 17), ids(2, 130), ids(2, 1024)], rtol=1e-4, atol=2e-4)
 
 
-def test_fused_qkv_split_into_matmuls_for_iree_only():
-    """The fused q/k/v projection (one matmul, its result split three ways along the features)
-    becomes one matmul per part in IREE's input only (symhlo-split-sliced-matmuls-for-iree);
-    test_gpt2_decoder runs the same model against eager."""
+def test_iree_input_splits_qkv_and_slices_positions():
+    """IREE's input only (test_gpt2_decoder runs the same model against eager, up to seq 1024):
+    the fused q/k/v projection (one matmul, its result split three ways along the features)
+    becomes one matmul per part (symhlo-split-sliced-matmuls-for-iree), and the learned
+    positions' gather at arange(seq) a slice of the table's first seq rows (seq <= 1024, the
+    table's rows: symhlo-lower-dynamic-indexing-for-iree)."""
     b, s = Dim("batch", min=2, max=16), Dim("seq", min=2, max=1024)
     prog = symhlo.export(GPT2(), (randint(97, 2, 7, gen=seeded(1)),), dynamic_shapes=({0: b, 1: s},))
     portable_dots = prog.text.count("stablehlo.dot_general")
@@ -86,6 +88,10 @@ def test_fused_qkv_split_into_matmuls_for_iree_only():
     assert "-> tensor<?x192xf32>" not in iree_input
     assert iree_input.count("tensor<64x64xf32>) -> tensor<?x64xf32>") == 2 * (3 + 1), iree_input
     assert iree_input.count("stablehlo.dot_general") == portable_dots + 2 * 2
+    # the token embedding (ids from data) stays a gather; the positions' is a slice
+    assert prog.text.count('"stablehlo.gather"') == 2
+    assert iree_input.count('"stablehlo.gather"') == 1
+    assert "tensor.extract_slice %cst" in iree_input and "tensor<1024x64xf32> to tensor<?x64xf32>" in iree_input
 
 
 class BertLayer(nn.Module):

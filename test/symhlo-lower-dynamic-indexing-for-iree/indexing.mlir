@@ -201,3 +201,43 @@ func.func @halves_in_order(%arg0: tensor<?x64xf32>) -> tensor<?x64xf32> {
   %r = stablehlo.concatenate %x1, %x2, dim = 1 : (tensor<?x32xf32>, tensor<?x32xf32>) -> tensor<?x64xf32>
   return %r : tensor<?x64xf32>
 }
+
+// -----
+
+// Learned positions, `wpe(arange(s))` with s in [2, 1024] (the contract) over a 1024-row table:
+// the gather of rows 0 .. s-1 becomes a slice of the table's first s rows.
+// CHECK-LABEL: func @positions_gathered_at_arange
+// CHECK-NOT:     stablehlo.gather
+// CHECK:         %[[S:.*]] = tensor.extract_slice %arg1[0, 0] [%{{.*}}, 8] [1, 1] : tensor<1024x8xf32> to tensor<?x8xf32>
+// CHECK:         return %[[S]]
+func.func @positions_gathered_at_arange(%x: tensor<2x?xf32>, %wpe: tensor<1024x8xf32>) -> tensor<?x8xf32> attributes {
+    symhlo.arg_shapes = [["2", "s"], ["1024", "8"]], symhlo.symbols = {s = [2, 1024]}} {
+  %0 = stablehlo.get_dimension_size %x, dim = 1 : (tensor<2x?xf32>) -> tensor<i32>
+  %1 = stablehlo.convert %0 : (tensor<i32>) -> tensor<i64>
+  %2 = stablehlo.reshape %1 : (tensor<i64>) -> tensor<1xi64>
+  %i = stablehlo.dynamic_iota %2, dim = 0 : (tensor<1xi64>) -> tensor<?xi64>
+  %c1 = stablehlo.constant dense<1> : tensor<i64>
+  %ones = stablehlo.dynamic_broadcast_in_dim %c1, %2, dims = [] : (tensor<i64>, tensor<1xi64>) -> tensor<?xi64>
+  %j = stablehlo.multiply %i, %ones : tensor<?xi64>
+  %r = "stablehlo.gather"(%wpe, %j) <{dimension_numbers = #stablehlo.gather<offset_dims = [1], collapsed_slice_dims = [0], start_index_map = [0], index_vector_dim = 1>, indices_are_sorted = false, slice_sizes = array<i64: 1, 8>}> : (tensor<1024x8xf32>, tensor<?xi64>) -> tensor<?x8xf32>
+  return %r : tensor<?x8xf32>
+}
+
+// -----
+
+// The same with positions starting at 1 (`arange(s) + 1`): row s would lie past the table
+// for s = 1024, so the gather (which clamps it) stays.
+// CHECK-LABEL: func @positions_past_the_table
+// CHECK:         stablehlo.gather
+func.func @positions_past_the_table(%x: tensor<2x?xf32>, %wpe: tensor<1024x8xf32>) -> tensor<?x8xf32> attributes {
+    symhlo.arg_shapes = [["2", "s"], ["1024", "8"]], symhlo.symbols = {s = [2, 1024]}} {
+  %0 = stablehlo.get_dimension_size %x, dim = 1 : (tensor<2x?xf32>) -> tensor<i32>
+  %1 = stablehlo.convert %0 : (tensor<i32>) -> tensor<i64>
+  %2 = stablehlo.reshape %1 : (tensor<i64>) -> tensor<1xi64>
+  %i = stablehlo.dynamic_iota %2, dim = 0 : (tensor<1xi64>) -> tensor<?xi64>
+  %c1 = stablehlo.constant dense<1> : tensor<i64>
+  %ones = stablehlo.dynamic_broadcast_in_dim %c1, %2, dims = [] : (tensor<i64>, tensor<1xi64>) -> tensor<?xi64>
+  %j = stablehlo.add %i, %ones : tensor<?xi64>
+  %r = "stablehlo.gather"(%wpe, %j) <{dimension_numbers = #stablehlo.gather<offset_dims = [1], collapsed_slice_dims = [0], start_index_map = [0], index_vector_dim = 1>, indices_are_sorted = false, slice_sizes = array<i64: 1, 8>}> : (tensor<1024x8xf32>, tensor<?xi64>) -> tensor<?x8xf32>
+  return %r : tensor<?x8xf32>
+}
