@@ -478,6 +478,7 @@ ROWS: tuple[Row, ...] = (
         "tied LM head, learned positions from arange(seq), causal SDPA; `?` batch and sequence",
         ("test_transformer_models.py::test_gpt2_decoder",
          "test_transformer_models.py::test_iree_input_splits_qkv_and_slices_positions",
+         "test_transformer_models.py::test_sliced_projections_match_eager",
          "test_fuzz_shapes.py::test_fuzz_gpt2_sizes")),
     Row("model", "decode-step-like head over a bounded batch",
         "embedding of `batch` ids, linear layers and an LM head with batch in [1, 8]: the matmuls "

@@ -94,6 +94,43 @@ def test_iree_input_splits_qkv_and_slices_positions():
     assert "tensor.extract_slice %cst" in iree_input and "tensor<1024x64xf32> to tensor<?x64xf32>" in iree_input
 
 
+class SlicedProjections(nn.Module):
+    """Matmul results read in parts along their features, the forms symhlo-split-sliced-matmuls-
+    for-iree splits and the ones it must leave whole."""
+
+    def __init__(self):
+        super().__init__()
+        torch.manual_seed(11)
+        self.qkv = nn.Linear(16, 48)           # three equal parts, through the bias add
+        self.gate_up = nn.Linear(16, 40)       # unequal parts (24, 16), Phi-3's SwiGLU form
+        self.w = nn.Parameter(torch.randn(16, 30))   # a plain matmul, parts 0:10 and 20:30 only
+        self.over = nn.Linear(16, 12)          # overlapping parts: left whole
+        self.act = nn.Linear(16, 20)           # GELU before the split (x read twice): left whole
+
+    def forward(self, x):                      # x (b, s, 16)
+        q, k, v = self.qkv(x).split(16, dim=-1)
+        g, u = self.gate_up(x).split([24, 16], dim=-1)
+        m = x @ self.w
+        o = self.over(x)
+        a, c = F.gelu(self.act(x)).chunk(2, dim=-1)
+        return (q * k + v, F.silu(g[..., :16]) * u, m[..., :10] - m[..., 20:], o[..., :8] + o[..., 4:],
+                a * c)
+
+
+def test_sliced_projections_match_eager():
+    b, s = Dim("batch", min=1, max=8), Dim("seq", min=1, max=64)
+    x = lambda bb, ss: (torch.randn(bb, ss, 16, generator=seeded(bb * 100 + ss)),)
+    check_model("sliced projections", SlicedProjections(), x(2, 5), ({0: b, 1: s},),
+                [x(1, 1), x(3, 17), x(8, 64)], rtol=1e-5, atol=1e-5)
+    prog = symhlo.export(SlicedProjections(), x(2, 5), dynamic_shapes=({0: b, 1: s},))
+    iree_input = prepare_for_iree(prog.text)
+    # split: qkv 1 -> 3, gate_up 1 -> 2, the plain matmul 1 -> 2; the overlapping one and the
+    # one with a GELU before its split stay whole
+    assert prog.text.count("stablehlo.dot_general") == 5
+    assert iree_input.count("stablehlo.dot_general") == 3 + 2 + 2 + 1 + 1, iree_input
+    assert "-> tensor<?x12xf32>" in iree_input and "-> tensor<?x20xf32>" in iree_input
+
+
 class BertLayer(nn.Module):
     def __init__(self, d: int, heads: int):
         super().__init__()
