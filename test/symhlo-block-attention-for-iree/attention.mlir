@@ -77,6 +77,50 @@ func.func @softmax_attention(%q: tensor<?x?x8xf32>, %kt: tensor<?x8x?xf32>, %v: 
 
 // -----
 
+// Heads split off and transposed (`q.view(b, s, h, d).transpose(1, 2)`, k transposed once more
+// for the scores): each is padded on its own sequence axis before the transpose, split into
+// (blocks, 16), transposed and collapsed, so that the padded axis reaches the matmul as a
+// collapse of (blocks, 16) with the 16 static (pad-in-blocks).
+// CHECK-LABEL: func @heads_transposed
+// CHECK:         %[[QP:.*]] = tensor.pad %arg0 low[0, 0, 0, 0] high[0, %{{.*}}, 0, 0]
+// CHECK:         %[[QE:.*]] = tensor.expand_shape %[[QP]] {{\[\[}}0], [1, 2], [3], [4]] output_shape [%{{.*}}, %{{.*}}, 16, 2, 8] : tensor<?x?x2x8xf32> into tensor<?x?x16x2x8xf32>
+// CHECK:         %[[QT:.*]] = stablehlo.transpose %[[QE]], dims = [0, 3, 1, 2, 4] : (tensor<?x?x16x2x8xf32>) -> tensor<?x2x?x16x8xf32>
+// CHECK:         %[[QC:.*]] = tensor.collapse_shape %[[QT]] {{\[\[}}0, 1], [2, 3], [4]] : tensor<?x2x?x16x8xf32> into tensor<?x?x8xf32>
+// CHECK:         %[[KP:.*]] = tensor.pad %arg1 low[0, 0, 0, 0] high[0, %{{.*}}, 0, 0]
+// CHECK:         %[[KT:.*]] = stablehlo.transpose %{{.*}}, dims = [0, 3, 4, 1, 2] : (tensor<?x?x16x2x8xf32>) -> tensor<?x2x8x?x16xf32>
+// CHECK:         %[[KC:.*]] = tensor.collapse_shape %[[KT]] {{\[\[}}0, 1], [2], [3, 4]] : tensor<?x2x8x?x16xf32> into tensor<?x8x?xf32>
+// CHECK:         stablehlo.dot_general %[[QC]], %[[KC]], batching_dims = [0] x [0], contracting_dims = [2] x [1]
+func.func @heads_transposed(%q4: tensor<?x?x2x8xf32>, %k4: tensor<?x?x2x8xf32>, %v: tensor<?x?x8xf32>) -> tensor<?x?x8xf32> {
+  %ninf = stablehlo.constant dense<0xFF800000> : tensor<f32>
+  %zero = stablehlo.constant dense<0.000000e+00> : tensor<f32>
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %qt = stablehlo.transpose %q4, dims = [0, 2, 1, 3] : (tensor<?x?x2x8xf32>) -> tensor<?x2x?x8xf32>
+  %q = tensor.collapse_shape %qt [[0, 1], [2], [3]] : tensor<?x2x?x8xf32> into tensor<?x?x8xf32>
+  %ktt = stablehlo.transpose %k4, dims = [0, 2, 3, 1] : (tensor<?x?x2x8xf32>) -> tensor<?x2x8x?xf32>
+  %kt = tensor.collapse_shape %ktt [[0, 1], [2], [3]] : tensor<?x2x8x?xf32> into tensor<?x8x?xf32>
+  %s = stablehlo.dot_general %q, %kt, batching_dims = [0] x [0], contracting_dims = [2] x [1] : (tensor<?x?x8xf32>, tensor<?x8x?xf32>) -> tensor<?x?x?xf32>
+  %m = stablehlo.reduce(%s init: %ninf) applies stablehlo.maximum across dimensions = [2] : (tensor<?x?x?xf32>, tensor<f32>) -> tensor<?x?xf32>
+  %d0 = tensor.dim %s, %c0 : tensor<?x?x?xf32>
+  %d1 = tensor.dim %s, %c1 : tensor<?x?x?xf32>
+  %d2 = tensor.dim %s, %c2 : tensor<?x?x?xf32>
+  %i0 = arith.index_cast %d0 : index to i64
+  %i1 = arith.index_cast %d1 : index to i64
+  %i2 = arith.index_cast %d2 : index to i64
+  %shape = tensor.from_elements %i0, %i1, %i2 : tensor<3xi64>
+  %mb = stablehlo.dynamic_broadcast_in_dim %m, %shape, dims = [0, 1] {known_expanding_dimensions = array<i64>, known_nonexpanding_dimensions = array<i64: 0, 1>} : (tensor<?x?xf32>, tensor<3xi64>) -> tensor<?x?x?xf32>
+  %x = stablehlo.subtract %s, %mb : tensor<?x?x?xf32>
+  %e = stablehlo.exponential %x : tensor<?x?x?xf32>
+  %sum = stablehlo.reduce(%e init: %zero) applies stablehlo.add across dimensions = [2] : (tensor<?x?x?xf32>, tensor<f32>) -> tensor<?x?xf32>
+  %sb = stablehlo.dynamic_broadcast_in_dim %sum, %shape, dims = [0, 1] {known_expanding_dimensions = array<i64>, known_nonexpanding_dimensions = array<i64: 0, 1>} : (tensor<?x?xf32>, tensor<3xi64>) -> tensor<?x?x?xf32>
+  %p = stablehlo.divide %e, %sb : tensor<?x?x?xf32>
+  %o = stablehlo.dot_general %p, %v, batching_dims = [0] x [0], contracting_dims = [2] x [1] : (tensor<?x?x?xf32>, tensor<?x?x8xf32>) -> tensor<?x?x8xf32>
+  return %o : tensor<?x?x8xf32>
+}
+
+// -----
+
 // The scores are also returned: the region escapes, nothing is blocked.
 // CHECK-LABEL: func @scores_returned_too
 // CHECK-NOT:     tensor.pad
