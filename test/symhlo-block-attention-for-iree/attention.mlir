@@ -90,7 +90,16 @@ func.func @softmax_attention(%q: tensor<?x?x8xf32>, %kt: tensor<?x8x?xf32>, %v: 
 // CHECK:         %[[KT:.*]] = stablehlo.transpose %{{.*}}, dims = [0, 3, 4, 1, 2] : (tensor<?x?x16x2x8xf32>) -> tensor<?x2x8x?x16xf32>
 // CHECK:         %[[KC:.*]] = tensor.collapse_shape %[[KT]] {{\[\[}}0, 1], [2], [3, 4]] : tensor<?x2x8x?x16xf32> into tensor<?x8x?xf32>
 // CHECK:         stablehlo.dot_general %[[QC]], %[[KC]], batching_dims = [0] x [0], contracting_dims = [2] x [1]
-func.func @heads_transposed(%q4: tensor<?x?x2x8xf32>, %k4: tensor<?x?x2x8xf32>, %v: tensor<?x?x8xf32>) -> tensor<?x?x8xf32> {
+// The values' product, its heads put back beside the sequence: expanded with the padded query
+// axis as (blocks, 16), transposed, collapsed, and only then the real rows sliced
+// (slice-after-transposes).
+// CHECK:         %[[O:.*]] = stablehlo.dot_general %{{.*}}, %{{.*}}, batching_dims = [0] x [0], contracting_dims = [2] x [1] : (tensor<?x?x?xf32>, tensor<?x?x8xf32>) -> tensor<?x?x8xf32>
+// CHECK:         %[[OE:.*]] = tensor.expand_shape %[[O]] {{\[\[}}0, 1], [2, 3], [4]] output_shape [%{{.*}}, 2, %{{.*}}, 16, 8] : tensor<?x?x8xf32> into tensor<?x2x?x16x8xf32>
+// CHECK:         %[[OT:.*]] = stablehlo.transpose %[[OE]], dims = [0, 2, 3, 1, 4] : (tensor<?x2x?x16x8xf32>) -> tensor<?x?x16x2x8xf32>
+// CHECK:         %[[OC:.*]] = tensor.collapse_shape %[[OT]] {{\[\[}}0], [1, 2], [3], [4]] : tensor<?x?x16x2x8xf32> into tensor<?x?x2x8xf32>
+// CHECK:         %[[R:.*]] = tensor.extract_slice %[[OC]][0, 0, 0, 0] [%{{.*}}, %{{.*}}, 2, 8] [1, 1, 1, 1]
+// CHECK:         return %[[R]]
+func.func @heads_transposed(%q4: tensor<?x?x2x8xf32>, %k4: tensor<?x?x2x8xf32>, %v: tensor<?x?x8xf32>) -> tensor<?x?x2x8xf32> {
   %ninf = stablehlo.constant dense<0xFF800000> : tensor<f32>
   %zero = stablehlo.constant dense<0.000000e+00> : tensor<f32>
   %c0 = arith.constant 0 : index
@@ -116,7 +125,11 @@ func.func @heads_transposed(%q4: tensor<?x?x2x8xf32>, %k4: tensor<?x?x2x8xf32>, 
   %sb = stablehlo.dynamic_broadcast_in_dim %sum, %shape, dims = [0, 1] {known_expanding_dimensions = array<i64>, known_nonexpanding_dimensions = array<i64: 0, 1>} : (tensor<?x?xf32>, tensor<3xi64>) -> tensor<?x?x?xf32>
   %p = stablehlo.divide %e, %sb : tensor<?x?x?xf32>
   %o = stablehlo.dot_general %p, %v, batching_dims = [0] x [0], contracting_dims = [2] x [1] : (tensor<?x?x?xf32>, tensor<?x?x8xf32>) -> tensor<?x?x8xf32>
-  return %o : tensor<?x?x8xf32>
+  %b = tensor.dim %q4, %c0 : tensor<?x?x2x8xf32>
+  %n = tensor.dim %q4, %c1 : tensor<?x?x2x8xf32>
+  %oe = tensor.expand_shape %o [[0, 1], [2], [3]] output_shape [%b, 2, %n, 8] : tensor<?x?x8xf32> into tensor<?x2x?x8xf32>
+  %ot = stablehlo.transpose %oe, dims = [0, 2, 1, 3] : (tensor<?x2x?x8xf32>) -> tensor<?x?x2x8xf32>
+  return %ot : tensor<?x?x2x8xf32>
 }
 
 // -----
