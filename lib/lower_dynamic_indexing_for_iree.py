@@ -62,7 +62,7 @@ from .builder import OpBuilder, apply_patterns, gather_dimension_numbers, gather
 from .ir_util import defining_op, enclosing_func, is_dynamic
 from .registry import Pass
 from .fold_size_ranges import SizeIntervals
-from .size_facts import SizeFacts
+from .size_facts import facts_by_function
 
 
 def _constant_ints(v: ir.Value) -> list[int] | None:
@@ -525,15 +525,7 @@ class LowerDynamicIndexingForIree(Pass):
             apply_patterns(root, {"stablehlo.gather": convert_stablehlo_gather_of_slice})
             if self.gather_of_arange_as_slice:
                 apply_patterns(root, {"stablehlo.gather": convert_gather_of_arange})
-            facts: dict = {}
-
-            def facts_of(o: ir.Operation) -> SizeFacts:
-                f = enclosing_func(o)
-                key = str(ir.StringAttr(f.attributes["sym_name"]).value)
-                if key not in facts:
-                    facts[key] = SizeFacts(f)
-                return facts[key]
-
+            facts_of = facts_by_function()
             if self.rotate_half_as_reverse:
                 apply_patterns(root, {"stablehlo.concatenate":
                                       lambda o: convert_rotate_half_concatenate(o, facts_of)})

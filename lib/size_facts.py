@@ -16,7 +16,7 @@ from torch_mlir import ir
 
 from .contract_attrs import CONTRACT_ATTRS, SHAPE_ASSERTIONS
 from .builder import comparison_direction, dot_dimension_numbers, gather_dimension_numbers, reassociation_groups
-from .ir_util import defining_op, is_dynamic
+from .ir_util import defining_op, enclosing_func, is_dynamic
 from .size_exprs import Expr, key as _key, make
 
 # Elementwise ops: the result has the operands' shape, and StableHLO requires the operands'
@@ -468,6 +468,22 @@ def facts_for(func: ir.Operation, gather_rows: bool = False) -> SizeFacts:
         if isinstance(cond, list) and cond[0] == "eq":
             facts.assume_equal(cond[1], cond[2])
     return facts
+
+
+def facts_by_function():
+    """A function `facts_of(op)`: the SizeFacts of the func.func enclosing `op`, built once per
+    function and kept. For a pass that reads the facts while it rewrites: only values its
+    rewrites leave in place may be asked about."""
+    cache: dict[str, SizeFacts] = {}
+
+    def facts_of(op: ir.Operation) -> SizeFacts:
+        func = enclosing_func(op)
+        key = str(ir.StringAttr(func.attributes["sym_name"]).value)
+        if key not in cache:
+            cache[key] = SizeFacts(func)
+        return cache[key]
+
+    return facts_of
 
 
 # -- reshapes as reassociations ------------------------------------------------------------------

@@ -48,9 +48,9 @@ from dataclasses import dataclass
 from torch_mlir import ir
 
 from .builder import OpBuilder, apply_patterns, dot_dimension_numbers
-from .ir_util import defining_op, enclosing_func, is_dynamic, use_owner
+from .ir_util import defining_op, is_dynamic, use_owner
 from .registry import Pass
-from .size_facts import SizeFacts
+from .size_facts import facts_by_function
 
 _ELEMENTWISE = {"stablehlo." + n for n in (
     "add", "subtract", "multiply", "divide", "maximum", "minimum", "convert", "negate", "tanh",
@@ -309,15 +309,7 @@ class SplitSlicedMatmulsForIree(Pass):
 
     def run(self, module: ir.Module) -> None:
         with module.context, ir.Location.unknown():
-            facts: dict = {}
-
-            def facts_of(o: ir.Operation) -> SizeFacts:
-                f = enclosing_func(o)
-                key = str(ir.StringAttr(f.attributes["sym_name"]).value)
-                if key not in facts:
-                    facts[key] = SizeFacts(f)
-                return facts[key]
-
+            facts_of = facts_by_function()
             # Plan every split before rewriting any: the size facts are read on the unchanged IR.
             plans = []
             apply_patterns(module.operation, {"stablehlo.dot_general":
