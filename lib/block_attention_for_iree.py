@@ -430,6 +430,11 @@ def _opaque(e) -> bool:
     return False
 
 
+def _split_at(r: int, p: int) -> list[int]:
+    """Where axis `r` goes when axis `p` is split in two: [r], [p, p + 1] or [r + 1]."""
+    return [r] if r < p else [p, p + 1] if r == p else [r + 1]
+
+
 def _index_constant(v: ir.Value) -> int | None:
     d = defining_op(v)
     if d is None or d.name != "arith.constant" or not isinstance(d.results[0].type, ir.IndexType):
@@ -535,7 +540,7 @@ class _Rewriter:
         yp = self.pad_here(b, y, {p: size})
         ys = _shape(yp)
         e_shape = ys[:p] + [_DYN, self.block] + ys[p + 1:]
-        e_groups = [[a] for a in range(p)] + [[p, p + 1]] + [[a + 1] for a in range(p + 1, len(ys))]
+        e_groups = [_split_at(a, p) for a in range(len(ys))]
         dyn = []
         for a, n in enumerate(ys):
             if a == p:
@@ -543,12 +548,8 @@ class _Rewriter:
             elif is_dynamic(n):
                 dyn.append(b.tensor_dim_op(yp, a))
         e = b.expand_shape(yp, e_groups, ir.RankedTensorType.get(e_shape, _elt(x)), dyn)
-        new_perm = []
-        for q in perm:
-            new_perm += [p, p + 1] if q == p else [q + (1 if q > p else 0)]
-        tp = b.hlo_transpose(e, new_perm)
-        moved = lambda j: [j] if j < src_axis else [j, j + 1] if j == src_axis else [j + 1]
-        c_groups = [sum((moved(j) for j in g), []) for g in groups]
+        tp = b.hlo_transpose(e, sum((_split_at(q, p) for q in perm), []))
+        c_groups = [sum((_split_at(j, src_axis) for j in g), []) for g in groups]
         ct = ir.RankedTensorType.get([_DYN if a == axis else n for a, n in enumerate(_shape(x))], _elt(x))
         return b.collapse_shape(tp, c_groups, ct)
 
@@ -582,7 +583,6 @@ class _Rewriter:
         perm = transpose_perm(t)
         b = OpBuilder(t)
         e_shape = _shape(e.results[0])
-        shift = lambda r: [r] if r < eq else [eq, eq + 1] if r == eq else [r + 1]
         old_dyn = list(e.operands[1:])
         dyn, k = [], 0
         for r, n in enumerate(e_shape):
@@ -591,11 +591,11 @@ class _Rewriter:
             dyn.append(self.qb if r == eq else old_dyn[k])
             k += 1
         e2_t = ir.RankedTensorType.get(e_shape[:eq] + [_DYN, self.block] + e_shape[eq + 1:], _elt(sl))
-        e2 = b.expand_shape(src, [sum((shift(r) for r in g), []) for g in groups], e2_t, dyn)
-        t2 = b.hlo_transpose(e2, sum((shift(p) for p in perm), []))
+        e2 = b.expand_shape(src, [sum((_split_at(r, eq) for r in g), []) for g in groups], e2_t, dyn)
+        t2 = b.hlo_transpose(e2, sum((_split_at(p, eq) for p in perm), []))
         tq = perm.index(eq)
         out_shape = _shape(t.results[0])
-        c_groups = [[i] for i in range(tq)] + [[tq, tq + 1]] + [[i + 1] for i in range(tq + 1, len(out_shape))]
+        c_groups = [_split_at(i, tq) for i in range(len(out_shape))]
         c = b.collapse_shape(t2, c_groups, ir.RankedTensorType.get(
             [_DYN if i == tq else n for i, n in enumerate(out_shape)], _elt(sl)))
         sizes = [self.q if i == tq else (b.tensor_dim_op(c, i) if is_dynamic(n) else n)

@@ -94,6 +94,16 @@ def use_owner(use: ir.OpOperand) -> ir.Operation:
     return owner.operation if hasattr(owner, "operation") else owner
 
 
+def constant_ints(v: ir.Value) -> list[int] | None:
+    """The values of a `stablehlo.constant` / `arith.constant` rank-1 integer tensor, else None."""
+    op = defining_op(v)
+    if op is None or op.name not in ("stablehlo.constant", "arith.constant"):
+        return None
+    attr = ir.DenseIntElementsAttr(op.attributes["value"])
+    n = ir.RankedTensorType(v.type).shape[0]
+    return [int(attr[0])] * n if attr.is_splat else [int(x) for x in attr]
+
+
 def enclosing_func(op: ir.Operation) -> ir.Operation | None:
     """The func.func that holds `op` (at any depth), None outside one."""
     parent = op.parent

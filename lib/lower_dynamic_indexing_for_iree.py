@@ -59,20 +59,10 @@ from dataclasses import dataclass
 from torch_mlir import ir
 
 from .builder import OpBuilder, apply_patterns, gather_dimension_numbers, gather_numbers
-from .ir_util import defining_op, enclosing_func, is_dynamic
+from .ir_util import constant_ints, defining_op, enclosing_func, is_dynamic
 from .registry import Pass
 from .fold_size_ranges import SizeIntervals
 from .size_facts import facts_by_function
-
-
-def _constant_ints(v: ir.Value) -> list[int] | None:
-    """The values of a `stablehlo.constant` / `arith.constant` rank-1 integer tensor, else None."""
-    op = defining_op(v)
-    if op is None or op.name not in ("stablehlo.constant", "arith.constant"):
-        return None
-    attr = ir.DenseIntElementsAttr(op.attributes["value"])
-    n = ir.RankedTensorType(v.type).shape[0]
-    return [int(attr[0])] * n if attr.is_splat else [int(x) for x in attr]
 
 
 def _folded_ints(v: ir.Value) -> list[int] | None:
@@ -91,7 +81,7 @@ def _folded_ints(v: ir.Value) -> list[int] | None:
         v, op = src, defining_op(src)
     if ir.RankedTensorType(v.type).rank != 1:
         return None
-    return _constant_ints(v)
+    return constant_ints(v)
 
 
 def convert_constant_real_dynamic_slice(op: ir.Operation) -> bool:
@@ -143,7 +133,7 @@ def _whole_slice_chunk(v: ir.Value, axis: int, facts_of) -> tuple[ir.Value, int,
     if d is None or d.name != "stablehlo.real_dynamic_slice":
         return None
     x, start, limit, strides = d.operands
-    starts, steps = _constant_ints(start), _constant_ints(strides)
+    starts, steps = constant_ints(start), constant_ints(strides)
     x_t = ir.RankedTensorType(x.type)
     if starts is None or steps is None or any(st != 1 for st in steps) or is_dynamic(x_t.shape[axis]):
         return None
@@ -216,7 +206,7 @@ def convert_stablehlo_real_dynamic_slice(op: ir.Operation) -> bool:
         return convert_constant_real_dynamic_slice(op)
     b = OpBuilder(op)
     dyn = ir.ShapedType.get_dynamic_size()
-    starts_c, limits_c, strides_c = (_constant_ints(v) for v in (start, limit, strides))
+    starts_c, limits_c, strides_c = (constant_ints(v) for v in (start, limit, strides))
     offsets, sizes, steps = [], [], []
     s_off, s_size, s_step = [], [], []
     for i, size in enumerate(result_t.shape):
@@ -360,8 +350,8 @@ def convert_stablehlo_gather_of_slice(op: ir.Operation) -> bool:
     """
     x, idx = op.operands
     sl = defining_op(x)
-    if sl is None or sl.name != "stablehlo.real_dynamic_slice" or _constant_ints(sl.operands[3]) \
-            is None or any(v != 1 for v in _constant_ints(sl.operands[3])):
+    if sl is None or sl.name != "stablehlo.real_dynamic_slice" or constant_ints(sl.operands[3]) \
+            is None or any(v != 1 for v in constant_ints(sl.operands[3])):
         return False
     dn = gather_dimension_numbers(op.attributes["dimension_numbers"])
     idx_t = ir.RankedTensorType(idx.type)

@@ -48,7 +48,7 @@ from dataclasses import dataclass
 from torch_mlir import ir
 
 from .builder import OpBuilder, apply_patterns, dot_dimension_numbers
-from .ir_util import defining_op, is_dynamic, use_owner
+from .ir_util import constant_ints, defining_op, is_dynamic, use_owner
 from .registry import Pass
 from .size_facts import facts_by_function
 
@@ -60,14 +60,6 @@ _BROADCAST = "stablehlo.dynamic_broadcast_in_dim"
 
 def _shape(v: ir.Value) -> list[int]:
     return list(ir.RankedTensorType(v.type).shape)
-
-
-def _ints(v: ir.Value) -> list[int] | None:
-    """A constant rank-1 integer tensor's values, else None."""
-    op = defining_op(v)
-    if op is None or op.name not in ("stablehlo.constant", "arith.constant"):
-        return None
-    return [int(x) for x in ir.DenseIntElementsAttr(op.attributes["value"])]
 
 
 @dataclass
@@ -145,7 +137,7 @@ def plan_split(dot: ir.Operation, facts_of) -> _Plan | None:
     facts = facts_of(dot)
     axis, slices = None, []
     for s in slice_ops:
-        starts, steps = _ints(s.operands[1]), _ints(s.operands[3])
+        starts, steps = constant_ints(s.operands[1]), constant_ints(s.operands[3])
         limits = facts.vector(s.operands[2])
         if starts is None or steps is None or limits is None or any(k != 1 for k in steps):
             return None
