@@ -47,6 +47,7 @@ import models  # noqa: E402
 import run  # noqa: E402
 
 SPECS = {"small-cnn": lambda a: models.small_cnn(), "resnet18": lambda a: models.resnet18(),
+         "resnet18-batch": lambda a: models.resnet18(dynamic_hw=False),
          "gpt2": lambda a: models.gpt2(a.layers), "gpt2-d256": lambda a: models.gpt2_d256(a.layers),
          "llama-prefill": lambda a: models.llama_prefill(), "llama-decode": lambda a: models.llama_decode(),
          "mlp": lambda a: models.mlp(),

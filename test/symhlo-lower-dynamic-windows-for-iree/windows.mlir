@@ -68,6 +68,39 @@ func.func @conv2d_dynamic_batch_only_unchanged(%arg0: tensor<?x3x8x8xf32>, %arg1
 
 // -----
 
+// More input channels than block-max-channels (128) over static spatial dims: an im2col matmul
+// too (option wide-static-as-matmul), whose rows are static when the batch is.
+// CHECK-LABEL: func @conv2d_wide_static_spatial
+// CHECK-NOT:     stablehlo.convolution
+// CHECK:         linalg.generic {{.*}} outs(%{{.*}} : tensor<?x2x2x3x3x160xf32>)
+// CHECK:         tensor.collapse_shape {{.*}} into tensor<?x1440xf32>
+// CHECK:         stablehlo.dot_general {{.*}} : (tensor<?x1440xf32>, tensor<1440x4xf32>) -> tensor<?x4xf32>
+// CHECK-LABEL: func @conv2d_wide_all_static
+// CHECK:         tensor.collapse_shape {{.*}} into tensor<8x1440xf32>
+// CHECK:         stablehlo.dot_general {{.*}} -> tensor<8x4xf32>
+// CHECK:         tensor.expand_shape {{.*}} into tensor<2x2x2x4xf32>
+func.func @conv2d_wide_static_spatial(%arg0: tensor<?x160x4x4xf32>, %arg1: tensor<4x160x3x3xf32>) -> tensor<?x4x2x2xf32> {
+  %0 = stablehlo.convolution(%arg0, %arg1) dim_numbers = [b, f, 0, 1]x[o, i, 0, 1]->[b, f, 0, 1], window = {stride = [1, 1], pad = [[0, 0], [0, 0]], rhs_dilate = [1, 1]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<?x160x4x4xf32>, tensor<4x160x3x3xf32>) -> tensor<?x4x2x2xf32>
+  return %0 : tensor<?x4x2x2xf32>
+}
+func.func @conv2d_wide_all_static(%arg0: tensor<2x160x4x4xf32>, %arg1: tensor<4x160x3x3xf32>) -> tensor<2x4x2x2xf32> {
+  %0 = stablehlo.convolution(%arg0, %arg1) dim_numbers = [b, f, 0, 1]x[o, i, 0, 1]->[b, f, 0, 1], window = {stride = [1, 1], pad = [[0, 0], [0, 0]], rhs_dilate = [1, 1]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<2x160x4x4xf32>, tensor<4x160x3x3xf32>) -> tensor<2x4x2x2xf32>
+  return %0 : tensor<2x4x2x2xf32>
+}
+
+// -----
+
+// A wide static transposed convolution (lhs dilation) stays with IREE.
+// CHECK-LABEL: func @conv_transpose_wide_static_unchanged
+// CHECK:         stablehlo.convolution
+// CHECK-NOT:     linalg
+func.func @conv_transpose_wide_static_unchanged(%arg0: tensor<?x160x4x4xf32>, %arg1: tensor<4x160x3x3xf32>) -> tensor<?x4x9x9xf32> {
+  %0 = stablehlo.convolution(%arg0, %arg1) dim_numbers = [b, f, 0, 1]x[o, i, 0, 1]->[b, f, 0, 1], window = {stride = [1, 1], pad = [[2, 2], [2, 2]], lhs_dilate = [2, 2], rhs_dilate = [1, 1]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<?x160x4x4xf32>, tensor<4x160x3x3xf32>) -> tensor<?x4x9x9xf32>
+  return %0 : tensor<?x4x9x9xf32>
+}
+
+// -----
+
 // A grouped (here depthwise) convolution with only the batch dynamic: IREE 3.13 fails to
 // legalize it, so it takes the grouped linalg form too.
 // CHECK-LABEL: func @depthwise_dynamic_batch_only
