@@ -84,7 +84,8 @@ from dataclasses import dataclass, field
 from torch_mlir import ir
 from torch_mlir.dialects import linalg, scf
 
-from .builder import OpBuilder, dot_dimension_numbers, reassociation_attr, reassociation_groups
+from .builder import (OpBuilder, dot_dimension_numbers, dot_result_axis, reassociation_attr,
+                      reassociation_groups)
 from .ir_util import defining_op, enclosing_func, is_dynamic, transpose_perm, use_owner, walk_ops
 from .prepare_for_iree import materialize_size
 from .registry import Pass
@@ -198,17 +199,14 @@ class _Region:
 def _plan_region(d1: ir.Operation, facts: SizeFacts) -> _Region | None:
     """The region seeded by the scores matmul `d1`, or None when it is not rewritable."""
     out_t = _shape(d1.results[0])
-    dn = dot_dimension_numbers(d1)
-    lhs_r, rhs_r = (ir.RankedTensorType(o.type).rank for o in d1.operands[:2])
-    lb, lc = dn["lhs_batching_dimensions"], dn["lhs_contracting_dimensions"]
-    rb, rc = dn["rhs_batching_dimensions"], dn["rhs_contracting_dimensions"]
-    lf = [d for d in range(lhs_r) if d not in lb + lc]
-    rf = [d for d in range(rhs_r) if d not in rb + rc]
-    if len(lf) != 1 or len(rf) != 1 or not isinstance(_elt(d1.results[0]), ir.FloatType):
+    nb = len(dot_dimension_numbers(d1)["lhs_batching_dimensions"])
+    # one free axis on each side: the queries' (result axis nb) and the keys' (nb + 1)
+    if len(out_t) != nb + 2 or [dot_result_axis(d1, a)[0] for a in (nb, nb + 1)] != [0, 1] \
+            or not isinstance(_elt(d1.results[0]), ir.FloatType):
         return None
     if d1.parent.name != "func.func":   # in a loop or branch body: left alone
         return None
-    qa, ka = len(lb), len(lb) + 1
+    qa, ka = nb, nb + 1
     if not (is_dynamic(out_t[qa]) and is_dynamic(out_t[ka])):
         return None
     region = _Region(d1)
@@ -810,12 +808,8 @@ class _Rewriter:
 
     def scores(self, b: OpBuilder, d1: ir.Operation) -> None:
         qa, ka = self.r.axes[d1.results[0]]
-        dn = dot_dimension_numbers(d1)
         lhs, rhs = d1.operands[0], d1.operands[1]
-        lq = next(d for d in range(len(_shape(lhs)))
-                  if d not in dn["lhs_batching_dimensions"] + dn["lhs_contracting_dimensions"])
-        rk = next(d for d in range(len(_shape(rhs)))
-                  if d not in dn["rhs_batching_dimensions"] + dn["rhs_contracting_dimensions"])
+        (_, lq), (_, rk) = dot_result_axis(d1, qa), dot_result_axis(d1, ka)
         lhs_p, rhs_p = self.pad(b, lhs, {lq: self.qp}), self.pad(b, rhs, {rk: self.kp})
         flat = b.value("stablehlo.dot_general", [d1.results[0].type], [lhs_p, rhs_p],
                        _attrs(d1))

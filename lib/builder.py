@@ -148,6 +148,19 @@ def dot_dimension_numbers(op: ir.Operation) -> dict[str, list[int]]:
             "rhs_contracting_dimensions": list(d.rhs_contracting_dimensions)}
 
 
+def dot_result_axis(op: ir.Operation, axis: int) -> tuple[int, int]:
+    """(operand index, operand axis) whose size a stablehlo.dot_general's result axis `axis`
+    has: the result is the lhs's batching axes, then the lhs's free axes (neither batching nor
+    contracting), then the rhs's free axes, each in order."""
+    nums = dot_dimension_numbers(op)
+    lb = nums["lhs_batching_dimensions"]
+    free = [[a for a in range(ir.RankedTensorType(o.type).rank)
+             if a not in nums[f"{side}_batching_dimensions"] + nums[f"{side}_contracting_dimensions"]]
+            for o, side in zip(op.operands, ("lhs", "rhs"))]
+    order = [(0, a) for a in lb] + [(0, a) for a in free[0]] + [(1, a) for a in free[1]]
+    return order[axis]
+
+
 def gather_dimension_numbers(attr: ir.Attribute) -> dict[str, list[int] | int]:
     """A `#stablehlo.gather<...>` attribute, by field name."""
     g = _stablehlo.GatherDimensionNumbers(attr)

@@ -15,7 +15,8 @@ from typing import Sequence
 from torch_mlir import ir
 
 from .contract_attrs import CONTRACT_ATTRS, SHAPE_ASSERTIONS
-from .builder import comparison_direction, dot_dimension_numbers, gather_dimension_numbers, reassociation_groups
+from .builder import (comparison_direction, dot_dimension_numbers, dot_result_axis,
+                      gather_dimension_numbers, reassociation_groups)
 from .ir_util import defining_op, enclosing_func, is_dynamic
 from .size_exprs import Expr, key as _key, make
 
@@ -169,18 +170,13 @@ class SizeFacts:
                 return make("div", make("add", span, make("sub", stride[axis], 1)), stride[axis])
         if name == "stablehlo.dot_general":
             nums = dot_dimension_numbers(op)
-            lhs_r, rhs_r = (ir.RankedTensorType(o.type).rank for o in ops[:2])
-            lb, rb = nums["lhs_batching_dimensions"], nums["rhs_batching_dimensions"]
-            pairs = list(zip(lb, rb)) + list(zip(nums["lhs_contracting_dimensions"],
-                                                 nums["rhs_contracting_dimensions"]))
+            pairs = list(zip(nums["lhs_batching_dimensions"], nums["rhs_batching_dimensions"])) + \
+                list(zip(nums["lhs_contracting_dimensions"], nums["rhs_contracting_dimensions"]))
             for a, b in pairs:
                 ea, eb = self.dim(ops[0], a), self.dim(ops[1], b)
                 self.assume_equal(ea, eb)
                 self.implied.append((ea, eb, op))
-            lf = [d for d in range(lhs_r) if d not in lb and d not in nums["lhs_contracting_dimensions"]]
-            rf = [d for d in range(rhs_r) if d not in rb and d not in nums["rhs_contracting_dimensions"]]
-            order = [(0, d) for d in lb] + [(0, d) for d in lf] + [(1, d) for d in rf]
-            src, d = order[axis]
+            src, d = dot_result_axis(op, axis)
             return self.dim(ops[src], d)
         if name == "stablehlo.gather" and self.gather_rows:
             # A result axis that is not a slice (offset) axis is an axis of the indices, in order,

@@ -47,7 +47,7 @@ from dataclasses import dataclass
 
 from torch_mlir import ir
 
-from .builder import OpBuilder, apply_patterns, dot_dimension_numbers
+from .builder import OpBuilder, apply_patterns, dot_dimension_numbers, dot_result_axis
 from .ir_util import constant_ints, defining_op, is_dynamic, use_owner
 from .registry import Pass
 from .size_facts import facts_by_function
@@ -88,17 +88,9 @@ def _size_reads_only(v: ir.Value, axis: int, skip: ir.Operation | None) -> list[
 def _dot_axis_operand(dot: ir.Operation, axis: int) -> tuple[int, int] | None:
     """(operand index, operand axis) of the dot result's `axis` when it is a free axis of a
     static-shaped operand; else None."""
-    nums = dot_dimension_numbers(dot)
-    lhs, rhs = dot.operands
-    lb, rb = nums["lhs_batching_dimensions"], nums["rhs_batching_dimensions"]
-    lfree = [a for a in range(len(_shape(lhs))) if a not in lb and a not in nums["lhs_contracting_dimensions"]]
-    rfree = [a for a in range(len(_shape(rhs))) if a not in rb and a not in nums["rhs_contracting_dimensions"]]
-    if len(lb) <= axis < len(lb) + len(lfree):
-        index, operand_axis = 0, lfree[axis - len(lb)]
-    elif axis >= len(lb) + len(lfree):
-        index, operand_axis = 1, rfree[axis - len(lb) - len(lfree)]
-    else:
+    if axis < len(dot_dimension_numbers(dot)["lhs_batching_dimensions"]):
         return None
+    index, operand_axis = dot_result_axis(dot, axis)
     return (index, operand_axis) if ir.RankedTensorType(dot.operands[index].type).has_static_shape else None
 
 
@@ -193,17 +185,8 @@ def _size_source(plan: _Plan, k: int, axis: int) -> tuple[str, ir.Value, int]:
         if op.name == "stablehlo.dynamic_reshape":
             return "shape", op.operands[1], axis
         if k == 0:
-            nums = dot_dimension_numbers(op)
-            lhs, rhs = op.operands
-            lb = nums["lhs_batching_dimensions"]
-            lfree = [a for a in range(len(_shape(lhs))) if a not in lb and a not in nums["lhs_contracting_dimensions"]]
-            rfree = [a for a in range(len(_shape(rhs))) if a not in nums["rhs_batching_dimensions"]
-                     and a not in nums["rhs_contracting_dimensions"]]
-            if axis < len(lb):
-                return "dim", lhs, lb[axis]
-            if axis < len(lb) + len(lfree):
-                return "dim", lhs, lfree[axis - len(lb)]
-            return "dim", rhs, rfree[axis - len(lb) - len(lfree)]
+            index, operand_axis = dot_result_axis(op, axis)
+            return "dim", op.operands[index], operand_axis
         k -= 1
 
 
