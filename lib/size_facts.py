@@ -374,6 +374,11 @@ class SizeFacts:
             return out
         if name in ("stablehlo.convert", "stablehlo.reshape") and ir.RankedTensorType(ops[0].type).rank == 1:
             return self.vector(ops[0])
+        if name == "stablehlo.slice":
+            whole = self.vector(ops[0])
+            start, limit, step = (ir.DenseI64ArrayAttr(op.attributes[k])[0]
+                                  for k in ("start_indices", "limit_indices", "strides"))
+            return None if whole is None else whole[start:limit:step]
         if name in _BINARY:
             a, b = self.vector(ops[0]), self.vector(ops[1])
             if a is None or b is None:

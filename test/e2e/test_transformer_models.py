@@ -131,6 +131,44 @@ def test_sliced_projections_match_eager():
     assert "-> tensor<?x12xf32>" in iree_input and "-> tensor<?x20xf32>" in iree_input
 
 
+class HeadReadAtPositions(nn.Module):
+    """LM heads read at a few positions only, the forms symhlo-slice-matmul-rows-for-iree computes
+    on the sliced rows (the last position, the first, all but the first) and
+    one it must leave whole (the full logits are returned too)."""
+
+    def __init__(self):
+        super().__init__()
+        torch.manual_seed(12)
+        self.norm = nn.LayerNorm(16)
+        self.head = nn.Linear(16, 40, bias=False)
+        self.head2 = nn.Linear(16, 24, bias=False)
+        self.w = nn.Parameter(torch.randn(16, 8))
+        self.both = nn.Linear(16, 12, bias=False)
+
+    def forward(self, x):                      # x (b, s, 16)
+        h = self.norm(x)
+        full = self.both(h)
+        return (self.head(h)[:, -1], self.head2(h)[:, 0], (h @ self.w)[:, 1:],
+                full[:, -1], full)
+
+
+def test_head_read_at_positions_matches_eager():
+    b, s = Dim("batch", min=1, max=8), Dim("seq", min=3, max=64)
+    x = lambda bb, ss: (torch.randn(bb, ss, 16, generator=seeded(bb * 100 + ss)),)
+    check_model("heads at positions", HeadReadAtPositions(), x(2, 5), ({0: b, 1: s},),
+                [x(1, 3), x(3, 17), x(8, 64)], rtol=1e-5, atol=1e-5)
+    prog = symhlo.export(HeadReadAtPositions(), x(2, 5), dynamic_shapes=({0: b, 1: s},))
+    iree_input = prepare_for_iree(prog.text)
+    # the three sliced heads multiply the hidden states' slices; the head also returned whole
+    # multiplies every row and is sliced after
+    assert prog.text.count("tensor<16x40xf32>) -> tensor<?x40xf32>") == 1
+    assert iree_input.count("tensor<?x?x16xf32> to tensor<?x1x16xf32>") == 2, iree_input
+    assert iree_input.count("tensor<?x1x16xf32> into tensor<?x16xf32>") == 2
+    assert iree_input.count("tensor<?x?x16xf32> to tensor<?x?x16xf32>") == 1
+    assert "tensor<16x12xf32>) -> tensor<?x12xf32>" in iree_input
+    assert "tensor<?x?x12xf32> to tensor<?x1x12xf32>" in iree_input
+
+
 class BertLayer(nn.Module):
     def __init__(self, d: int, heads: int):
         super().__init__()
