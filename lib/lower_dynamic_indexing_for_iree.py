@@ -59,7 +59,8 @@ from dataclasses import dataclass
 from torch_mlir import ir
 
 from .builder import OpBuilder, apply_patterns, gather_dimension_numbers, gather_numbers
-from .ir_util import constant_ints, defining_op, enclosing_func, is_dynamic
+from .ir_util import constant_ints, defining_op, enclosing_func, is_dynamic, walk_ops
+from .prepare_for_iree import materialize_size
 from .registry import Pass
 from .fold_size_ranges import SizeIntervals
 from .size_facts import facts_by_function
@@ -194,11 +195,15 @@ def convert_rotate_half_concatenate(op: ir.Operation, facts_of) -> bool:
     return True
 
 
-def convert_stablehlo_real_dynamic_slice(op: ir.Operation) -> bool:
+def convert_stablehlo_real_dynamic_slice(op: ir.Operation, sizes_of=None) -> bool:
     """stablehlo.real_dynamic_slice with a static result axis -> tensor.extract_slice.
 
     Every result axis dynamic: convert_constant_real_dynamic_slice when the operand is static
-    and the bounds constants, else False (the op is left: IREE compiles those).
+    and the bounds constants, else False (the op is left: IREE compiles those). `sizes_of(op, i)`:
+    the `?` result axis `i` as index arithmetic on the arguments' sizes, or None; without it
+    the size is `limit - start` read from the bound vectors (`tensor.extract`), which IREE 3.13
+    computes on the device: a transient sized by it (a matmul of an LM head's sliced rows)
+    failed to compile ("failed to hoist transient size computations").
     """
     x, start, limit, strides = op.operands
     result_t = ir.RankedTensorType(op.results[0].type)
@@ -222,6 +227,11 @@ def convert_stablehlo_real_dynamic_slice(op: ir.Operation) -> bool:
             steps.append(b.extract_index(strides, i))
         if not is_dynamic(size):
             s_size.append(size)
+            continue
+        known = sizes_of(op, i) if sizes_of is not None else None
+        if known is not None:
+            s_size.append(dyn)
+            sizes.append(known)
             continue
         # ceildiv(limit - start, stride), as real_dynamic_slice defines the result size.
         lo = b.const_index(starts_c[i]) if starts_c is not None else offsets[-1]
@@ -491,6 +501,34 @@ def convert_gather_of_arange(op: ir.Operation) -> bool:
     return True
 
 
+def _slice_sizes(root: ir.Operation, facts_of):
+    """`sizes_of(op, i)` for convert_stablehlo_real_dynamic_slice: each real_dynamic_slice's
+    `?` result axes as size expressions, read on the IR before any slice is rewritten, and
+    built as index arithmetic on the arguments' tensor.dim at the function's entry on demand
+    (materialize_size; None where an expression has an opaque leaf)."""
+    exprs, entry = {}, {}
+    for op in walk_ops(root):
+        if op.name == "stablehlo.real_dynamic_slice" and op.parent.name == "func.func":
+            facts = facts_of(op)
+            t = ir.RankedTensorType(op.results[0].type)
+            exprs[op] = [facts.dim(op.results[0], i) if is_dynamic(t.shape[i]) else None
+                         for i in range(t.rank)]
+
+    def sizes_of(op: ir.Operation, i: int) -> ir.Value | None:
+        expr = exprs.get(op, [None] * (i + 1))[i]
+        if expr is None:
+            return None
+        func = enclosing_func(op)
+        if func not in entry:
+            block = func.regions[0].blocks[0]
+            entry[func] = (OpBuilder(ip=ir.InsertionPoint.at_block_begin(block), loc=op.location),
+                           list(block.arguments), {})
+        b, args, memo = entry[func]
+        return materialize_size(expr, args, b, memo)
+
+    return sizes_of
+
+
 @dataclass(frozen=True)
 class LowerDynamicIndexingForIree(Pass):
     """Rewrite real_dynamic_slice with static result axes and dynamic_gather for IREE 3.13."""
@@ -519,4 +557,6 @@ class LowerDynamicIndexingForIree(Pass):
             if self.rotate_half_as_reverse:
                 apply_patterns(root, {"stablehlo.concatenate":
                                       lambda o: convert_rotate_half_concatenate(o, facts_of)})
-            apply_patterns(root, {"stablehlo.real_dynamic_slice": convert_stablehlo_real_dynamic_slice})
+            sizes_of = _slice_sizes(root, facts_of)
+            apply_patterns(root, {"stablehlo.real_dynamic_slice":
+                                  lambda o: convert_stablehlo_real_dynamic_slice(o, sizes_of)})

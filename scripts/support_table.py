@@ -476,10 +476,12 @@ ROWS: tuple[Row, ...] = (
         ("test_as_strided.py::test_as_strided_refused",)),
     # --- models --------------------------------------------------------------------------------
     Row("model", "GPT-2-style decoder",
-        "tied LM head, learned positions from arange(seq), causal SDPA; `?` batch and sequence",
+        "tied LM head (read at the last position: only those rows multiplied), learned positions "
+        "from arange(seq), causal SDPA; `?` batch and sequence",
         ("test_transformer_models.py::test_gpt2_decoder",
          "test_transformer_models.py::test_iree_input_splits_qkv_and_slices_positions",
          "test_transformer_models.py::test_sliced_projections_match_eager",
+         "test_transformer_models.py::test_head_read_at_positions_matches_eager",
          "test_fuzz_shapes.py::test_fuzz_gpt2_sizes")),
     Row("model", "decode-step-like head over a bounded batch",
         "embedding of `batch` ids, linear layers and an LM head with batch in [1, 8]: the matmuls "

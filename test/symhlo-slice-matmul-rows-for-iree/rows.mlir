@@ -1,4 +1,4 @@
-// RUN: symhlo-opt --pass-pipeline='builtin.module(symhlo-slice-matmul-rows-for-iree)' --split-input-file %s | FileCheck %s
+// RUN: symhlo-opt --symhlo-slice-matmul-rows-for-iree --split-input-file %s | FileCheck %s
 
 // An LM head read only at the last position (`logits[:, -1]`, seq `?`): the lhs is reshaped to
 // the product's leading axes, sliced there, and only those rows are multiplied (as a 2-D
