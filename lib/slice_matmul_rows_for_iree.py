@@ -21,7 +21,8 @@ the rows, before the matmul:
 (the matmul stays 2-D: IREE 3.13 fails on the reshape its own lowering makes of a dot_general
 with two `?` free lhs axes).
 
-Matched: a dot_general without batching axes whose rhs is a static `K x N` matrix contracted on
+Matched (where the slice provably keeps every row, nothing is done: a decode step's single
+position): a dot_general without batching axes whose rhs is a static `K x N` matrix contracted on
 its first axis and whose lhs is `rows x K`, read (besides size reads) only by one reshape
 (`stablehlo.reshape` or `dynamic_reshape`) that keeps `N` as its last axis, or by the slice
 itself; that value read only by one slice (`stablehlo.slice`, `real_dynamic_slice` or
@@ -109,8 +110,11 @@ def match_sliced_rows(s: ir.Operation, facts_of):
     if any(use_owner(u).name == _SIZE_READ and ir.IntegerAttr(
             use_owner(u).attributes["dimension"]).value != 0 for u in d.uses):
         return None
-    if not _whole_last_axis(s, v, facts_of(s)):
+    facts = facts_of(s)
+    if not _whole_last_axis(s, v, facts):
         return None
+    if all(facts.equal(facts.dim(s.results[0], a), facts.dim(v, a)) for a in range(len(_shape(v)))):
+        return None  # every row kept (a decode step's one position): nothing to save
     return dot, reshape
 
 

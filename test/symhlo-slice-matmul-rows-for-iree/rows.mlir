@@ -88,3 +88,24 @@ func.func @not_matched(%x: tensor<?x8xf32>, %w: tensor<8x32xf32>, %bias: tensor<
   %u = stablehlo.real_dynamic_slice %a, %zeros, %lim2, %ones : (tensor<?x32xf32>, tensor<2xi64>, tensor<2xi64>, tensor<2xi64>) -> tensor<2x32xf32>
   return %c, %t, %d2, %u : tensor<2x16xf32>, tensor<2x32xf32>, tensor<?x32xf32>, tensor<2x32xf32>
 }
+
+// -----
+
+// A slice that keeps every row (a decode step's single position, `logits[:, -1]` of one):
+// nothing to save, left as it is.
+// CHECK-LABEL: func @every_row_kept
+// CHECK:         stablehlo.dot_general %arg0, %arg1, contracting_dims = [1] x [0] : (tensor<?x8xf32>, tensor<8x32xf32>) -> tensor<?x32xf32>
+// CHECK:         stablehlo.real_dynamic_slice {{.*}} -> tensor<?x1x32xf32>
+func.func @every_row_kept(%x: tensor<?x8xf32>, %w: tensor<8x32xf32>, %shape: tensor<3xi64>) -> tensor<?x1x32xf32> {
+  %d = stablehlo.dot_general %x, %w, contracting_dims = [1] x [0] : (tensor<?x8xf32>, tensor<8x32xf32>) -> tensor<?x32xf32>
+  %r = stablehlo.dynamic_reshape %d, %shape : (tensor<?x32xf32>, tensor<3xi64>) -> tensor<?x1x32xf32>
+  %b = stablehlo.get_dimension_size %r, dim = 0 : (tensor<?x1x32xf32>) -> tensor<i32>
+  %b64 = stablehlo.convert %b : (tensor<i32>) -> tensor<i64>
+  %b1 = stablehlo.reshape %b64 : (tensor<i64>) -> tensor<1xi64>
+  %tail = stablehlo.constant dense<[1, 32]> : tensor<2xi64>
+  %limit = stablehlo.concatenate %b1, %tail, dim = 0 : (tensor<1xi64>, tensor<2xi64>) -> tensor<3xi64>
+  %zeros = stablehlo.constant dense<0> : tensor<3xi64>
+  %ones = stablehlo.constant dense<1> : tensor<3xi64>
+  %l = stablehlo.real_dynamic_slice %r, %zeros, %limit, %ones : (tensor<?x1x32xf32>, tensor<3xi64>, tensor<3xi64>, tensor<3xi64>) -> tensor<?x1x32xf32>
+  return %l : tensor<?x1x32xf32>
+}
