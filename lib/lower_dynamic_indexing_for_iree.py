@@ -501,14 +501,23 @@ def convert_gather_of_arange(op: ir.Operation) -> bool:
     return True
 
 
+_CONTROL_FLOW = ("stablehlo.while", "stablehlo.case", "stablehlo.if", "scf.while", "scf.for", "scf.if")
+
+
 def _slice_sizes(root: ir.Operation, facts_of):
     """`sizes_of(op, i)` for convert_stablehlo_real_dynamic_slice: each real_dynamic_slice's
     `?` result axes as size expressions, read on the IR before any slice is rewritten, and
     built as index arithmetic on the arguments' tensor.dim at the function's entry on demand
     (materialize_size; None where an expression has an opaque leaf)."""
     exprs, entry = {}, {}
+    # Not in a function with control flow: with a slice's sizes read from the arguments there,
+    # IREE 3.13 failed to convert a stablehlo.while carrying a value sized by them ("failed to
+    # legalize unresolved target materialization", test_recurrent).
+    looped = {str(enclosing_func(op).attributes["sym_name"]) for op in walk_ops(root)
+              if op.name in _CONTROL_FLOW}
     for op in walk_ops(root):
-        if op.name == "stablehlo.real_dynamic_slice" and op.parent.name == "func.func":
+        if op.name == "stablehlo.real_dynamic_slice" and op.parent.name == "func.func" \
+                and str(enclosing_func(op).attributes["sym_name"]) not in looped:
             facts = facts_of(op)
             t = ir.RankedTensorType(op.results[0].type)
             exprs[op] = [facts.dim(op.results[0], i) if is_dynamic(t.shape[i]) else None
