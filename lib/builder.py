@@ -383,6 +383,16 @@ class OpBuilder:
         t = ir.RankedTensorType(t)
         return self.hlo_constant(ir.DenseElementsAttr.get_splat(t, scalar_attr(t.element_type, value)))
 
+    def hlo_full_like(self, value, like: ir.Value) -> ir.Value:
+        """A tensor of `like`'s type with every element `value`: a splat constant where `like` is
+        static, else a 0-d constant broadcast to `like`'s sizes (`hlo_dim`)."""
+        t = ir.RankedTensorType(like.type)
+        if t.has_static_shape:
+            return self.hlo_splat(t, value)
+        scalar = self.hlo_splat(ir.RankedTensorType.get([], t.element_type), value)
+        shape = self.hlo_concat([self.hlo_dim(like, a) for a in range(t.rank)])
+        return self.hlo_broadcast_in_dim(scalar, t, [], shape)
+
     def hlo_const(self, values: Sequence, elt: ir.Type, shape: Sequence[int] | None = None) -> ir.Value:
         """A `stablehlo.constant` of `values` (shape [len(values)] by default; [] for a scalar)."""
         attr = dense_attr(values, elt, [len(values)] if shape is None else shape)

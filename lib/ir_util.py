@@ -104,6 +104,30 @@ def constant_ints(v: ir.Value) -> list[int] | None:
     return [int(attr[0])] * n if attr.is_splat else [int(x) for x in attr]
 
 
+def splat_constant(v: ir.Value) -> float | None:
+    """The value of `v` when it is a splat `stablehlo.constant` seen through broadcasts, reshapes
+    (static or dynamic), converts and negations, as a float (None otherwise). torch's pow(q, -x)
+    of a full_like x arrives as negate(dynamic_reshape(dynamic_broadcast(c))); torch's -inf as
+    broadcast(convert(reshape(convert(c : f64)))) before canonicalization."""
+    sign = 1.0
+    op = defining_op(v)
+    while op is not None and op.name in ("stablehlo.broadcast_in_dim", "stablehlo.reshape",
+                                         "stablehlo.convert", "stablehlo.dynamic_broadcast_in_dim",
+                                         "stablehlo.dynamic_reshape", "stablehlo.negate"):
+        if op.name == "stablehlo.negate":
+            sign = -sign
+        op = defining_op(op.operands[0])
+    if op is None or op.name != "stablehlo.constant":
+        return None
+    attr = ir.DenseElementsAttr(op.attributes["value"])
+    if not attr.is_splat:
+        return None
+    value = attr.get_splat_value()
+    if isinstance(value, (ir.FloatAttr, ir.IntegerAttr)):
+        return sign * float(value.value)
+    return None
+
+
 def enclosing_func(op: ir.Operation) -> ir.Operation | None:
     """The func.func that holds `op` (at any depth), None outside one."""
     parent = op.parent

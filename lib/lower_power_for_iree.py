@@ -43,58 +43,13 @@ from dataclasses import dataclass
 from torch_mlir import ir
 
 from .builder import OpBuilder, apply_patterns
-from .ir_util import defining_op, is_dynamic, remove_dead_ops
+from .ir_util import defining_op, is_dynamic, remove_dead_ops, splat_constant
 from .registry import Pass
 
 # Above this |n| the product chain grows long; the |x|-power form is as exact in float32.
 MAX_UNROLLED_EXPONENT = 64
 
 _FLOATS = (ir.F16Type, ir.BF16Type, ir.F32Type, ir.F64Type)
-
-
-def _splat_constant(v: ir.Value) -> float | None:
-    """The value of `v` when it is a splat constant seen through broadcasts, reshapes (static or
-    dynamic), converts and negations (None otherwise). torch's pow(q, -x) of a full_like x
-    (polygamma's zeta(n + 1, x)) arrives as negate(dynamic_reshape(dynamic_broadcast(c))): left to
-    the |x|-power form, the thirty powers of polygamma(2, 3, 4) fused into a dispatch needing 68
-    push constants, past IREE's local-task limit of 64, and the module did not load."""
-    sign = 1.0
-    op = defining_op(v)
-    while op is not None and op.name in ("stablehlo.broadcast_in_dim", "stablehlo.reshape",
-                                         "stablehlo.convert", "stablehlo.dynamic_broadcast_in_dim",
-                                         "stablehlo.dynamic_reshape", "stablehlo.negate"):
-        if op.name == "stablehlo.negate":
-            sign = -sign
-        op = defining_op(op.operands[0])
-    if op is None or op.name != "stablehlo.constant":
-        return None
-    attr = ir.DenseElementsAttr(op.attributes["value"])
-    if not attr.is_splat:
-        return None
-    value = attr.get_splat_value()
-    if isinstance(value, ir.FloatAttr):
-        return sign * float(value.value)
-    if isinstance(value, ir.IntegerAttr):
-        return sign * float(value.value)
-    return None
-
-
-
-def _splat_like(e: OpBuilder, value: float, like: ir.Value) -> ir.Value:
-    """A tensor of `like`'s type filled with `value` (a dynamic broadcast of a 0-d constant when
-    `like` has `?` dims, its shape read with get_dimension_size)."""
-    t = ir.RankedTensorType(like.type)
-    if t.has_static_shape:
-        return _splat(e, t, value)
-    scalar = _splat(e, ir.RankedTensorType.get([], t.element_type), value)
-    shape = e.hlo_concat([e.hlo_dim(like, a) for a in range(t.rank)])
-    return e.value("stablehlo.dynamic_broadcast_in_dim", [t], [scalar, shape],
-                   {"broadcast_dimensions": ir.DenseI64ArrayAttr.get([])})
-
-
-def _splat(e: OpBuilder, t: ir.RankedTensorType, value: float) -> ir.Value:
-    attr = ir.DenseElementsAttr.get_splat(t, ir.FloatAttr.get(t.element_type, value))
-    return e.value("stablehlo.constant", [t], [], {"value": attr})
 
 
 def _integer_power(e: OpBuilder, x: ir.Value, n: int) -> ir.Value:
@@ -112,9 +67,9 @@ def _integer_power(e: OpBuilder, x: ir.Value, n: int) -> ir.Value:
 def convert_stablehlo_power_integral_constant(e: OpBuilder, x: ir.Value, n: int) -> ir.Value:
     """stablehlo.power(x, splat n), n integral and small -> multiplications (1 / them for n < 0)."""
     if n == 0:
-        return _splat_like(e, 1.0, x)
+        return e.hlo_full_like(1.0, x)
     p = _integer_power(e, x, abs(n))
-    return p if n > 0 else e.hlo_binary("divide", _splat_like(e, 1.0, x), p)
+    return p if n > 0 else e.hlo_binary("divide", e.hlo_full_like(1.0, x), p)
 
 
 def convert_stablehlo_power_signed(e: OpBuilder, x: ir.Value, y: ir.Value) -> ir.Value:
@@ -123,20 +78,20 @@ def convert_stablehlo_power_signed(e: OpBuilder, x: ir.Value, y: ir.Value) -> ir
     (C's pow, which eager follows)."""
     hlo = e.hlo_binary
     p = hlo("power", e.value("stablehlo.abs", [x.type], [x]), y)
-    zero, one = _splat_like(e, 0.0, x), _splat_like(e, 1.0, x)
+    zero, one = e.hlo_full_like(0.0, x), e.hlo_full_like(1.0, x)
     below_zero = e.hlo_compare("LT", x, zero, "FLOAT")
     sign_bit = hlo("or", below_zero, e.hlo_compare("LT", hlo("divide", one, x), zero, "FLOAT"))
     floor_y = e.value("stablehlo.floor", [y.type], [y])
     integral = e.hlo_compare("EQ", floor_y, y, "FLOAT")
-    half = hlo("multiply", y, _splat_like(e, 0.5, y))
+    half = hlo("multiply", y, e.hlo_full_like(0.5, y))
     odd = hlo("and", integral,
               e.hlo_compare("NE", e.value("stablehlo.floor", [half.type], [half]), half, "FLOAT"))
     signed = e.hlo_select(hlo("and", sign_bit, odd), e.value("stablehlo.negate", [p.type], [p]), p)
     finite = e.value("stablehlo.is_finite", [below_zero.type], [x])
     undefined = hlo("and", hlo("and", below_zero, finite),
                     e.value("stablehlo.not", [integral.type], [integral]))
-    result = e.hlo_select(undefined, _splat_like(e, float("nan"), x), signed)
-    unit = hlo("or", e.hlo_compare("EQ", y, _splat_like(e, 0.0, y), "FLOAT"),
+    result = e.hlo_select(undefined, e.hlo_full_like(float("nan"), x), signed)
+    unit = hlo("or", e.hlo_compare("EQ", y, e.hlo_full_like(0.0, y), "FLOAT"),
                e.hlo_compare("EQ", x, one, "FLOAT"))
     return e.hlo_select(unit, one, result)
 
@@ -147,7 +102,7 @@ def convert_stablehlo_power(op: ir.Operation) -> bool:
     elt = ir.RankedTensorType(x.type).element_type
     if not any(isinstance(elt, f) for f in _FLOATS):
         return False
-    n = _splat_constant(y)
+    n = splat_constant(y)
     e = OpBuilder(op)
     if n in (0.5, -0.5):
         new = e.value("stablehlo.sqrt" if n > 0 else "stablehlo.rsqrt", [x.type], [x])

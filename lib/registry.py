@@ -104,6 +104,7 @@ _PASSES: dict[str, str] = {
     "symhlo-lower-shape-assertions": "lower_shape_assertions:LowerShapeAssertions",
     "symhlo-lower-dynamic-operand-ops": "lower_dynamic_operand_ops:LowerDynamicOperandOps",
     "symhlo-normalize-softmax-for-iree": "normalize_softmax_for_iree:NormalizeSoftmaxForIree",
+    "symhlo-fold-safe-softmax-for-iree": "fold_safe_softmax_for_iree:FoldSafeSoftmaxForIree",
     "symhlo-block-attention-for-iree": "block_attention_for_iree:BlockAttentionForIree",
     "symhlo-defer-softmax-normalization-for-iree":
         "defer_softmax_normalization_for_iree:DeferSoftmaxNormalizationForIree",
@@ -174,7 +175,8 @@ _PIPELINES: dict[str, tuple[str, list[str]]] = {
         ["symhlo-prepare-in-place-ops-for-iree",
          "symhlo-lower-dynamic-operand-ops", "symhlo-normalize-softmax-for-iree",
          "symhlo-narrow-f64-constants-for-iree", "symhlo-lower-power-for-iree",
-         "symhlo-fold-size-ranges", "canonicalize", "symhlo-slice-matmul-rows-for-iree",
+         "symhlo-fold-size-ranges", "canonicalize", "symhlo-fold-safe-softmax-for-iree",
+         "symhlo-slice-matmul-rows-for-iree",
          "symhlo-split-sliced-matmuls-for-iree",
          "symhlo-lower-dynamic-indexing-for-iree", "symhlo-prepare-for-iree",
          "symhlo-block-attention-for-iree",

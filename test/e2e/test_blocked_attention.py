@@ -64,3 +64,40 @@ def test_attention_is_blocked_for_iree_only():
     # each of the three attentions: scores expanded into 16 x 16 blocks of queries and keys
     assert iree_input.count("x?x16x?x16xf32> into tensor<?x?x?xf32>") == 3, iree_input
     assert "scf.if" not in iree_input                          # min-length 1: no branch on sizes
+
+
+class SafeSoftmaxRows(nn.Module):
+    """torch's safe softmax (sdpa with a boolean mask, and aten._safe_softmax itself) over rows
+    that are all -inf, hold a NaN or a +inf, beside ordinary ones."""
+
+    def forward(self, q, k, v, keep):
+        scores = (q @ k.transpose(-1, -2)).masked_fill(~keep, float("-inf"))
+        probs = torch.ops.aten._safe_softmax(scores, -1)
+        return probs, F.scaled_dot_product_attention(q, k, v, attn_mask=keep)
+
+
+def _special_rows(b: int, s: int):
+    q, k, v, keep, _ = _inputs(b, s)               # row 0 of `keep` masks every key
+    q[:, :, 1 % s] = float("nan")                    # a NaN row: NaN out, not 0
+    if s > 2:
+        q[:, 0, 2, 0] = float("inf")                 # +inf / -inf / NaN scores in one row
+    return q, k, v, keep
+
+
+def test_safe_softmax_row_test_folds_into_the_softmax():
+    """symhlo-fold-safe-softmax-for-iree: the all(x == -inf) reduction is gone from the IREE
+    input, and every row, all -inf, NaN or +inf included, equals eager's (NaN where eager's is)."""
+    model = SafeSoftmaxRows()
+    dims = _dims()[:4]
+    prog = symhlo.export(model, _special_rows(2, 20), dynamic_shapes=dims)
+    assert prog.text.count("applies stablehlo.and") == 2     # torch's row tests, kept portable
+    assert "applies stablehlo.and" not in prepare_for_iree(prog.text)
+    check_model("safe softmax rows", model, _special_rows(2, 20), dims,
+                [_special_rows(1, 2), _special_rows(3, 17), _special_rows(1, 130)],
+                rtol=1e-4, atol=1e-5, equal_nan=True)
+    static = symhlo.export(model, _special_rows(1, 17))
+    assert "applies stablehlo.and" not in prepare_for_iree(static.text)
+    cm = symhlo.compile(model, args=_special_rows(1, 17), target="cpu")
+    for got, want in zip(cm(*_special_rows(1, 17)), model(*_special_rows(1, 17))):
+        torch.testing.assert_close(got, want, rtol=1e-4, atol=1e-5, equal_nan=True)
+        assert torch.equal(got[:, :, 0], torch.zeros_like(got[:, :, 0]))   # the all -inf row
