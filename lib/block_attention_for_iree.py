@@ -71,6 +71,17 @@ expanded with its padded query axis as (blocks, 16), transposed and collapsed be
 rows are sliced, and the transpose folds into the matmul's unpack: GPT d=256 (4, 512) 56.6 ->
 53.8 ms, 26 -> 25 dispatches; the block (4, 512) 14.4 -> 14.2, 25 -> 24.
 
+A max (or min) over the keys reads its input masked, and so does every later reader of that
+input (option `mask-at-source`, on): the padded keys of any value in the region are read by
+nothing but key reductions, which mask them themselves, and the final zeroing of the
+probabilities, so which value they hold there is free. The scores are then read only masked, the
+select joins the dispatch that computes them (the scores' unpack, with the causal mask), and
+softmax's max-and-exp dispatch reads them unmasked: IREE 3.13 collapsed the (blocks, 16) keys
+into one `?` axis there and rebuilt each key's position with a division and a remainder per
+element, which kept that dispatch from being peeled into whole vectors (symhlo's CPU flags ask
+for peeling: symhlo.backend.targets). Llama prefill (4, 512), the max-and-exp dispatch: 8.0 ->
+2.9 ms CPU per call (the static module's: 2.8), the unpack's 3.6 -> 4.5.
+
 16 is the row tile of IREE's f32 matmuls on AVX-512 and a multiple of the 8-row tiles on AVX2 and
 NEON (both use a contraction tile of 1), so the blocks need no second padding there either (reasoned
 from IREE's tile choices, measured on AVX-512 only). Measured (attention alone over (4, 4, 500, 64),
@@ -444,10 +455,11 @@ class _Rewriter:
     """Builds the blocked region (see the module docstring)."""
 
     def __init__(self, region: _Region, facts: SizeFacts, block: int, pad_in_blocks: bool = False,
-                 slice_after_transposes: bool = False):
+                 slice_after_transposes: bool = False, mask_at_source: bool = False):
         self.r, self.facts, self.block = region, facts, block
         self.pad_in_blocks = pad_in_blocks
         self.slice_after_transposes = slice_after_transposes
+        self.mask_at_source = mask_at_source
         func = enclosing_func(region.d1)
         self.args = list(func.regions[0].blocks[0].arguments)
         entry = func.regions[0].blocks[0]
@@ -843,15 +855,21 @@ class _Rewriter:
         qa, ka = self.r.axes[x]
         xb = self.new[x]
         red = _i64s(op, "dimensions")
+        comb = _reduce_combiner(op).split(".", 1)[1]
         if ka is not None and ka in red:
             xb = self.masked(b, xb, qa, ka, init, self.blocked_sizes(x, qa, ka))
+            if comb in ("maximum", "minimum") and self.mask_at_source:
+                # Every other reader of x ignores its padded keys too (a key reduction masks its
+                # own input, the probabilities are zeroed there), so they may all read the
+                # masked x: then x is read only masked, the select joins the dispatch that
+                # computes x, and the reduction's dispatch reads it whole (see the docstring).
+                self.new[x] = xb
         new_red = []
         for d in red:
             p = _new_pos(d, (qa, ka))
             new_red += [p, p + 1] if d == ka else [p]
         res = op.results[0]
         rq, rk = self.r.axes[res]
-        comb = _reduce_combiner(op).split(".", 1)[1]
         self.new[res] = b.hlo_reduce(xb, init, new_red, self.blocked_type(res, rq, rk), comb)
 
     def reshape(self, b: OpBuilder, op: ir.Operation) -> None:
@@ -919,7 +937,8 @@ class _Rewriter:
 
 
 def block_attention(func: ir.Operation, block: int, min_length: int = 1,
-                    pad_in_blocks: bool = False, slice_after_transposes: bool = False) -> int:
+                    pad_in_blocks: bool = False, slice_after_transposes: bool = False,
+                    mask_at_source: bool = False) -> int:
     """Blocks every rewritable attention region of `func`; returns how many were rewritten."""
     n = 0
     pending = [op for op in walk_ops(func) if op.name == "stablehlo.dot_general"]
@@ -930,7 +949,8 @@ def block_attention(func: ir.Operation, block: int, min_length: int = 1,
         if region is None:
             continue
         try:
-            rw = _Rewriter(region, facts, block, pad_in_blocks, slice_after_transposes)
+            rw = _Rewriter(region, facts, block, pad_in_blocks, slice_after_transposes,
+                           mask_at_source)
         except _Abort:
             continue
         gone = region.ops + region.finals
@@ -957,6 +977,9 @@ class BlockAttentionForIree(Pass):
     # the values' product read by transpose(expand_shape) is sliced after the transpose
     # (_Rewriter.slice_after_transpose)
     slice_after_transposes: bool = True
+    # the input of a max / min over the keys is masked where it is computed: every reader of it
+    # reads it masked (_Rewriter.reduce)
+    mask_at_source: bool = True
 
     def run(self, module: ir.Module) -> None:
         if self.block <= 1:
@@ -966,4 +989,4 @@ class BlockAttentionForIree(Pass):
                 f = f.operation
                 if f.name == "func.func" and f.regions[0].blocks:
                     block_attention(f, self.block, self.min_length, self.pad_in_blocks,
-                                    self.slice_after_transposes)
+                                    self.slice_after_transposes, self.mask_at_source)

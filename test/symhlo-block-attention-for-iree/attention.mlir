@@ -3,7 +3,7 @@
 
 // Softmax attention over `?` queries and keys: q and k^T zero-padded to whole blocks of 16, the
 // scores expanded into 16 x 16 blocks, every reduction over the keys reading its init at the
-// padded keys, the probabilities zeroed there, the values padded, the real query rows sliced back.
+// padded keys (the max's masked scores read by the rest too), the probabilities zeroed there, the values padded, the real query rows sliced back.
 // With min-length=128 the blocked ops run for q, k >= 128, the original ones below:
 // IF-LABEL: func @softmax_attention
 // IF:         %[[NQ:.*]] = tensor.dim %arg0, %c1
@@ -41,7 +41,9 @@
 // CHECK:         %[[VB:.*]] = stablehlo.dynamic_broadcast_in_dim %[[VALID]], %{{.*}}, dims = [3, 4]
 // CHECK:         %[[SM:.*]] = stablehlo.select %[[VB]], %[[SB]], %{{.*}} : tensor<?x?x16x?x16xi1>, tensor<?x?x16x?x16xf32>
 // CHECK:         stablehlo.reduce(%[[SM]] init: %{{.*}}) applies stablehlo.maximum across dimensions = [3, 4] : (tensor<?x?x16x?x16xf32>, tensor<f32>) -> tensor<?x?x16xf32>
-// CHECK:         %[[E:.*]] = stablehlo.exponential %{{.*}} : tensor<?x?x16x?x16xf32>
+// The max's masked input is what every later reader of the scores reads (mask-at-source):
+// CHECK:         %[[X:.*]] = stablehlo.subtract %[[SM]], %{{.*}} : tensor<?x?x16x?x16xf32>
+// CHECK:         %[[E:.*]] = stablehlo.exponential %[[X]] : tensor<?x?x16x?x16xf32>
 // CHECK:         stablehlo.reduce(%{{.*}} init: %{{.*}}) applies stablehlo.add across dimensions = [3, 4]
 // CHECK:         %[[P:.*]] = stablehlo.divide %[[E]], %{{.*}} : tensor<?x?x16x?x16xf32>
 // CHECK:         %[[P0:.*]] = stablehlo.select %{{.*}}, %[[P]], %{{.*}} : tensor<?x?x16x?x16xi1>, tensor<?x?x16x?x16xf32>
