@@ -264,9 +264,11 @@ class Runners:
         with torch.no_grad():
             exported = aot.export(model, args=export_example(spec),
                                   dynamic_shapes=dynamic_shapes(spec))
-        exported.session.set_flags(*iree_flags("cpu", None, self.iree_flags))
-        out = exported.compile(save_to=None, target_backends=None)
-        vmfb = bytes(out.map_memory())
+        # iree-compile's own flag parser, as symhlo's compile uses (the session's set_flags
+        # refuses codegen options such as --iree-llvmcpu-vector-pproc-strategy).
+        import iree.compiler as ic
+        vmfb = ic.compile_str(str(exported.mlir_module), input_type="torch",
+                              extra_args=iree_flags("cpu", None, self.iree_flags))
         rt = Runtime(vmfb, TARGETS["cpu"][1])
         seconds = time.perf_counter() - t0
 

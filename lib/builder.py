@@ -455,6 +455,16 @@ class OpBuilder:
         return self.value("stablehlo.concatenate", [ir.RankedTensorType.get([n], elt)], list(parts),
                           {"dimension": ir.IntegerAttr.get(_i64(), 0)})
 
+    def hlo_with_entry(self, vec: ir.Value, i: int, n: int) -> ir.Value:
+        """Rank-1 `vec` (a shape or slice bounds) with entry `i` replaced by the constant `n`."""
+        rank = ir.RankedTensorType(vec.type).shape[0]
+        elt = ir.RankedTensorType(vec.type).element_type
+        parts = [self.hlo_slice(vec, [0], [i])] if i > 0 else []
+        parts.append(self.hlo_const([n], elt))
+        if i + 1 < rank:
+            parts.append(self.hlo_slice(vec, [i + 1], [rank]))
+        return self.hlo_concat(parts)
+
     def hlo_unary(self, name: str, a: ir.Value) -> ir.Value:
         """`stablehlo.<name>` of one operand, of its type."""
         return self.value(f"stablehlo.{name}", [a.type], [a])

@@ -118,14 +118,6 @@ def match_sliced_rows(s: ir.Operation, facts_of):
     return dot, reshape
 
 
-def _with_last(b: OpBuilder, vec: ir.Value, n: int) -> ir.Value:
-    """A rank-1 index vector with its last entry replaced by the constant `n`."""
-    rank = _shape(vec)[0]
-    elt = ir.RankedTensorType(vec.type).element_type
-    head = [b.hlo_slice(vec, [0], [rank - 1])] if rank > 1 else []
-    return b.hlo_concat(head + [b.hlo_const([n], elt)])
-
-
 def _rows_times(b: OpBuilder, part: ir.Value, w: ir.Value, out_t: ir.RankedTensorType) -> ir.Value:
     """`part` (`A.. x K`) times `w` (`K x N`) as a 2-D matmul over its `prod(A..)` rows, reshaped
     to `out_t` (`A.. x N`): IREE 3.13 fails to legalize the reshape its own lowering makes of a
@@ -168,7 +160,9 @@ def slice_rows_before_matmul(s: ir.Operation, dot: ir.Operation, reshape: ir.Ope
         if reshape.name == "stablehlo.reshape":
             h = b.value("stablehlo.reshape", [h_t], [x])
         else:
-            h = b.value("stablehlo.dynamic_reshape", [h_t], [x, _with_last(b, reshape.operands[1], k)])
+            shape = reshape.operands[1]
+            h = b.value("stablehlo.dynamic_reshape", [h_t],
+                        [x, b.hlo_with_entry(shape, _shape(shape)[0] - 1, k)])
         last = len(lead)
         for u in list(reshape.results[0].uses):
             read = use_owner(u)
@@ -200,7 +194,8 @@ def slice_rows_before_matmul(s: ir.Operation, dot: ir.Operation, reshape: ir.Ope
         part = b.value(s.name, [part_t], [h, *s.operands[1:]], attrs)
     else:
         start, limit, step = s.operands[1:4]
-        part = b.value(s.name, [part_t], [h, start, _with_last(b, limit, k), step], attrs)
+        part = b.value(s.name, [part_t],
+                       [h, start, b.hlo_with_entry(limit, _shape(limit)[0] - 1, k), step], attrs)
     s.results[0].replace_all_uses_with(_rows_times(b, part, w, out_t))
     s.erase()
     if reshape is not None:

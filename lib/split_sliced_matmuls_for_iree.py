@@ -205,17 +205,6 @@ def _rewire_size_read(plan: _Plan, read: ir.Operation, k: int) -> None:
     read.erase()
 
 
-def _with_entry(b: OpBuilder, shape: ir.Value, i: int, n: int) -> ir.Value:
-    """Shape tensor `shape` with entry `i` replaced by the constant `n`."""
-    rank = _shape(shape)[0]
-    elt = ir.RankedTensorType(shape.type).element_type
-    parts = [b.hlo_slice(shape, [0], [i])] if i > 0 else []
-    parts.append(b.hlo_const([n], elt))
-    if i + 1 < rank:
-        parts.append(b.hlo_slice(shape, [i + 1], [rank]))
-    return b.hlo_concat(parts)
-
-
 def _narrowed(t: ir.Type, axis: int, n: int) -> ir.Type:
     rt = ir.RankedTensorType(t)
     return ir.RankedTensorType.get([n if a == axis else s for a, s in enumerate(rt.shape)], rt.element_type)
@@ -234,7 +223,7 @@ def _sliced_broadcast(b: OpBuilder, bc: ir.Operation, axis: int, lo: int, n: int
     if axis in dims and _shape(x)[dims.index(axis)] != 1:
         x = _sliced_operand(b, x, dims.index(axis), lo, n)
     attrs = {k: bc.attributes[k] for k in bc.attributes}
-    return b.value(_BROADCAST, [_narrowed(bc.results[0].type, axis, n)], [x, _with_entry(b, shape, axis, n)], attrs)
+    return b.value(_BROADCAST, [_narrowed(bc.results[0].type, axis, n)], [x, b.hlo_with_entry(shape, axis, n)], attrs)
 
 
 def _build_slice(plan: _Plan, s: ir.Operation, lo: int, n: int) -> ir.Value:
@@ -249,7 +238,7 @@ def _build_slice(plan: _Plan, s: ir.Operation, lo: int, n: int) -> ir.Value:
             operands[index] = _sliced_operand(b, operands[index], operand_axis, lo, n)
             v = b.value(op.name, [t], operands, attrs)
         elif op.name == "stablehlo.dynamic_reshape":
-            v = b.value(op.name, [t], [v, _with_entry(b, op.operands[1], a, n)], attrs)
+            v = b.value(op.name, [t], [v, b.hlo_with_entry(op.operands[1], a, n)], attrs)
         else:
             below = v
             operands = [below if o == prev else _sliced_broadcast(b, defining_op(o), a, lo, n)
