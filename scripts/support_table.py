@@ -218,13 +218,15 @@ ROWS: tuple[Row, ...] = (
         "scaled_dot_product_attention (causal, with a mask; a float (L, S) mask with every axis "
         "`Dim.AUTO`, k and v sequence sizes checked equal at call time; the default scale over "
         "a `?` head size), hand-written attention; computed in 16 x 16 blocks of queries and keys "
-        "for IREE at lengths that are not multiples of 16 (whole rows masked, -1e30 additive masks)",
+        "for IREE at lengths that are not multiples of 16 (whole rows masked, -1e30 additive masks); "
+        "torch's safe softmax (`aten._safe_softmax`, sdpa with a mask) over all -inf, NaN and +inf rows",
         ("test_core_models.py::test_attention_dynamic_batch_seq",
          "test_transformer_ops.py::test_scaled_dot_product_attention",
          "test_transformer_ops.py::test_attention_default_scale_over_a_dynamic_head_size",
          "test_shapes_views.py::test_attention_mask_over_auto_dims",
          "test_blocked_attention.py::test_blocked_attention_equals_eager_at_any_length",
-         "test_blocked_attention.py::test_attention_is_blocked_for_iree_only")),
+         "test_blocked_attention.py::test_attention_is_blocked_for_iree_only",
+         "test_blocked_attention.py::test_safe_softmax_row_test_folds_into_the_softmax")),
     Row("op", "layer_norm, rms-norm", "over the last axis of (b, s, d)",
         ("test_transformer_ops.py::test_norms_embedding_gather_scatter",)),
     Row("op", "batch_norm (inference)", "NCHW with `?` batch and H/W",
