@@ -97,7 +97,8 @@ from torch_mlir.dialects import linalg, scf
 
 from .builder import (OpBuilder, dot_dimension_numbers, dot_result_axis, reassociation_attr,
                       reassociation_groups)
-from .ir_util import defining_op, enclosing_func, is_dynamic, transpose_perm, use_owner, walk_ops
+from .ir_util import (defining_op, enclosing_func, is_dynamic, reduce_combiner, transpose_perm,
+                      use_owner, walk_ops)
 from .prepare_for_iree import materialize_size
 from .registry import Pass
 from .size_facts import ELEMENTWISE, SizeFacts
@@ -147,19 +148,6 @@ def _blocked_shape(shape: list[int], axes: tuple, block: int) -> list[int]:
     for i, s in enumerate(shape):
         out += [_DYN, block] if i in axes else [s]
     return out
-
-
-def _reduce_combiner(op: ir.Operation) -> str | None:
-    """The single binary op of a one-input reduce's body, or None."""
-    if len(op.operands) != 2 or len(op.regions[0].blocks) != 1:
-        return None
-    ops = [o.operation for o in op.regions[0].blocks[0].operations]
-    if len(ops) != 2 or ops[1].name != "stablehlo.return" or len(ops[0].operands) != 2:
-        return None
-    args = list(op.regions[0].blocks[0].arguments)
-    if set(ops[0].operands) != set(args) or ops[1].operands[0] != ops[0].results[0]:
-        return None
-    return ops[0].name
 
 
 def _splat_value(v: ir.Value):
@@ -298,7 +286,7 @@ def _classify(op: ir.Operation, v: ir.Value, operand: int, region: _Region, fact
         if len(op.operands) != 2 or operand != 0:
             raise _Abort
         red = _i64s(op, "dimensions")
-        comb = _reduce_combiner(op)
+        comb = reduce_combiner(op)
         if qa in red or comb is None:
             raise _Abort
         if ka is not None and ka in red and not _init_may_repeat(comb, op.operands[1]):
@@ -855,7 +843,7 @@ class _Rewriter:
         qa, ka = self.r.axes[x]
         xb = self.new[x]
         red = _i64s(op, "dimensions")
-        comb = _reduce_combiner(op).split(".", 1)[1]
+        comb = reduce_combiner(op).split(".", 1)[1]
         if ka is not None and ka in red:
             xb = self.masked(b, xb, qa, ka, init, self.blocked_sizes(x, qa, ka))
             if comb in ("maximum", "minimum") and self.mask_at_source:

@@ -59,7 +59,7 @@ from dataclasses import dataclass
 from torch_mlir import ir
 
 from .builder import OpBuilder
-from .ir_util import defining_op, splat_constant, use_owner, walk_ops
+from .ir_util import defining_op, reduce_combiner, splat_constant, use_owner, walk_ops
 from .registry import Pass
 
 _RESHAPES = ("stablehlo.reshape", "stablehlo.dynamic_reshape")
@@ -79,10 +79,7 @@ def _only_user(v: ir.Value) -> ir.Operation | None:
 
 def _reduce(op: ir.Operation | None, combiner: str) -> tuple[ir.Value, list[int]] | None:
     """(input, axes) of a one-input stablehlo.reduce whose body is a lone `combiner`."""
-    if op is None or op.name != "stablehlo.reduce" or len(op.operands) != 2:
-        return None
-    body = [o.operation.name for o in op.regions[0].blocks[0].operations]
-    if body != [f"stablehlo.{combiner}", "stablehlo.return"]:
+    if reduce_combiner(op) != f"stablehlo.{combiner}":
         return None
     return op.operands[0], list(ir.DenseI64ArrayAttr(op.attributes["dimensions"]))
 

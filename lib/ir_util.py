@@ -104,6 +104,22 @@ def constant_ints(v: ir.Value) -> list[int] | None:
     return [int(attr[0])] * n if attr.is_splat else [int(x) for x in attr]
 
 
+def reduce_combiner(op: ir.Operation | None) -> str | None:
+    """The op name ("stablehlo.add", "stablehlo.maximum", ...) of a one-input stablehlo.reduce
+    whose body combines its two block arguments with that one binary op and returns it, else
+    None."""
+    if op is None or op.name != "stablehlo.reduce" or len(op.operands) != 2 \
+            or len(op.regions[0].blocks) != 1:
+        return None
+    ops = [o.operation for o in op.regions[0].blocks[0].operations]
+    if len(ops) != 2 or ops[1].name != "stablehlo.return" or len(ops[0].operands) != 2:
+        return None
+    args = list(op.regions[0].blocks[0].arguments)
+    if set(ops[0].operands) != set(args) or ops[1].operands[0] != ops[0].results[0]:
+        return None
+    return ops[0].name
+
+
 def splat_constant(v: ir.Value) -> float | None:
     """The value of `v` when it is a splat `stablehlo.constant` seen through broadcasts, reshapes
     (static or dynamic), converts and negations, as a float (None otherwise). torch's pow(q, -x)

@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from torch_mlir import ir
 
 from .builder import OpBuilder
-from .ir_util import defining_op, is_dynamic, walk_ops
+from .ir_util import defining_op, is_dynamic, reduce_combiner, walk_ops
 from .registry import Pass
 
 _RESHAPES = ("stablehlo.reshape", "stablehlo.dynamic_reshape")
@@ -48,10 +48,7 @@ def _single_use(v: ir.Value) -> bool:
 
 def _is_add_reduce_of(op: ir.Operation | None, x: ir.Value) -> bool:
     """`op` is a one-input stablehlo.reduce of `x` whose body is a lone add."""
-    if op is None or op.name != "stablehlo.reduce" or len(op.operands) != 2 or op.operands[0] != x:
-        return False
-    body = [o.operation.name for o in op.regions[0].blocks[0].operations]
-    return body == ["stablehlo.add", "stablehlo.return"]
+    return reduce_combiner(op) == "stablehlo.add" and op.operands[0] == x
 
 
 def match_softmax_normalization(op: ir.Operation) -> list[ir.Operation] | None:
