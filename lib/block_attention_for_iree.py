@@ -97,8 +97,8 @@ from torch_mlir.dialects import linalg, scf
 
 from .builder import (OpBuilder, dot_dimension_numbers, dot_result_axis, reassociation_attr,
                       reassociation_groups)
-from .ir_util import (defining_op, enclosing_func, is_dynamic, reduce_combiner, transpose_perm,
-                      use_owner, walk_ops)
+from .ir_util import (defining_op, enclosing_func, is_dynamic, reduce_combiner, splat_value,
+                      transpose_perm, use_owner, walk_ops)
 from .prepare_for_iree import materialize_size
 from .registry import Pass
 from .size_facts import ELEMENTWISE, SizeFacts
@@ -150,33 +150,13 @@ def _blocked_shape(shape: list[int], axes: tuple, block: int) -> list[int]:
     return out
 
 
-def _splat_value(v: ir.Value):
-    """The scalar of a splat constant (float, int or bool), else None."""
-    op = defining_op(v)
-    if op is None or op.name not in ("stablehlo.constant", "arith.constant"):
-        return None
-    attr = ir.DenseElementsAttr(op.attributes["value"])
-    if not attr.is_splat:
-        return None
-    s = attr.get_splat_value()
-    if isinstance(s, ir.BoolAttr):
-        return ir.BoolAttr(s).value
-    if isinstance(s, ir.FloatAttr):
-        return ir.FloatAttr(s).value
-    if isinstance(s, ir.IntegerAttr):
-        t = ir.IntegerType(s.type)
-        x = ir.IntegerAttr(s).value
-        return bool(x & 1) if t.width == 1 else x
-    return None
-
-
 def _init_may_repeat(combiner: str, init: ir.Value) -> bool:
     """Whether combining a reduction's init once more per padded key leaves its result alone:
     always for the idempotent max / min / and / or (the init is combined at least once already),
     for add and multiply only when the init is their identity (0, 1)."""
     if combiner in ("stablehlo.maximum", "stablehlo.minimum", "stablehlo.and", "stablehlo.or"):
         return True
-    x = _splat_value(init)
+    x = splat_value(init)
     if x is None or isinstance(x, bool):
         return False
     return x == (0 if combiner == "stablehlo.add" else 1 if combiner == "stablehlo.multiply" else None)

@@ -50,16 +50,11 @@ from torch_mlir import ir
 
 from .builder import OpBuilder
 from .contract_attrs import ARG_SHAPES, VMFB_TRANSIENTS_SUFFIX, symbol_ranges
-from .ir_util import is_dynamic, walk_ops
+from .ir_util import CONTROL_FLOW_OPS, is_dynamic, walk_ops
 from .registry import Pass
 from .insert_call_checks_for_iree import CHECKED_MAIN
 from .size_exprs import parse, symbols
 from .size_facts import main_function
-
-# Ops whose regions run a data-dependent number of times or branches (stablehlo's, and the scf
-# ops symhlo-prepare-loops-for-iree and IREE's input conversion make of them).
-_CONTROL_FLOW = {"stablehlo.while", "stablehlo.if", "stablehlo.case", "scf.while", "scf.if",
-                 "scf.for", "scf.index_switch"}
 
 
 @dataclass(frozen=True)
@@ -112,7 +107,7 @@ def _has_dynamic_input(main: ir.Operation) -> bool:
 def _sizes_known_before_the_call(module: ir.Module) -> bool:
     """Whether every size in the module follows from the inputs' shapes: no control flow, and
     every symbol of the contract (on the checked body) names an input axis."""
-    if any(op.name in _CONTROL_FLOW for op in walk_ops(module.operation)):
+    if any(op.name in CONTROL_FLOW_OPS for op in walk_ops(module.operation)):
         return False
     bodies = [op.operation for op in module.body.operations
               if op.operation.name == "func.func"

@@ -59,7 +59,8 @@ from dataclasses import dataclass
 from torch_mlir import ir
 
 from .builder import OpBuilder
-from .ir_util import defining_op, reduce_combiner, splat_constant, use_owner, walk_ops
+from .ir_util import (defining_op, reduce_combiner, splat_constant, splat_value, use_owner,
+                      walk_ops)
 from .registry import Pass
 
 _RESHAPES = ("stablehlo.reshape", "stablehlo.dynamic_reshape")
@@ -82,14 +83,6 @@ def _reduce(op: ir.Operation | None, combiner: str) -> tuple[ir.Value, list[int]
     if reduce_combiner(op) != f"stablehlo.{combiner}":
         return None
     return op.operands[0], list(ir.DenseI64ArrayAttr(op.attributes["dimensions"]))
-
-
-def _is_true(v: ir.Value) -> bool:
-    op = defining_op(v)
-    if op is None or op.name != "stablehlo.constant":
-        return False
-    attr = ir.DenseElementsAttr(op.attributes["value"])
-    return attr.is_splat and ir.IntegerAttr(attr.get_splat_value()).value != 0
 
 
 def _row_broadcast(row: ir.Value, axes: list[int], rank: int) -> ir.Operation | None:
@@ -137,7 +130,7 @@ def match_safe_softmax(select: ir.Operation) -> SafeSoftmax | None:
     while op is not None and op.name in _BROADCASTS + _RESHAPES:
         op = defining_op(op.operands[0])
     red = _reduce(op, "and")
-    if red is None or not _is_true(op.operands[1]):
+    if red is None or splat_value(op.operands[1]) is not True:
         return None
     cmp, axes = defining_op(red[0]), red[1]
     if cmp is None or cmp.name != "stablehlo.compare" or "EQ" not in str(
@@ -226,7 +219,7 @@ def fold_row_test_into_softmax(m: SafeSoftmax) -> None:
             reader = use_owner(use)
             if reader.name in _SIZE_READS and like is not None:
                 reader.operands[0] = like
-        if not _users(result) and not list(result.uses):
+        if not list(result.uses):
             op.erase()
 
 

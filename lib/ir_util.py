@@ -104,6 +104,33 @@ def constant_ints(v: ir.Value) -> list[int] | None:
     return [int(attr[0])] * n if attr.is_splat else [int(x) for x in attr]
 
 
+# Ops whose regions run a data-dependent number of times or branches (stablehlo's, and the scf
+# ops symhlo-prepare-loops-for-iree and IREE's input conversion make of them).
+CONTROL_FLOW_OPS = frozenset({"stablehlo.while", "stablehlo.if", "stablehlo.case", "scf.while",
+                              "scf.if", "scf.for", "scf.index_switch"})
+
+
+def splat_value(v: ir.Value):
+    """The scalar of a splat `stablehlo.constant` / `arith.constant` (float, int or bool), else
+    None (no looking through broadcasts: see splat_constant for that)."""
+    op = defining_op(v)
+    if op is None or op.name not in ("stablehlo.constant", "arith.constant"):
+        return None
+    attr = ir.DenseElementsAttr(op.attributes["value"])
+    if not attr.is_splat:
+        return None
+    s = attr.get_splat_value()
+    if isinstance(s, ir.BoolAttr):
+        return ir.BoolAttr(s).value
+    if isinstance(s, ir.FloatAttr):
+        return ir.FloatAttr(s).value
+    if isinstance(s, ir.IntegerAttr):
+        t = ir.IntegerType(s.type)
+        x = ir.IntegerAttr(s).value
+        return bool(x & 1) if t.width == 1 else x
+    return None
+
+
 def reduce_combiner(op: ir.Operation | None) -> str | None:
     """The op name ("stablehlo.add", "stablehlo.maximum", ...) of a one-input stablehlo.reduce
     whose body combines its two block arguments with that one binary op and returns it, else

@@ -59,7 +59,8 @@ from dataclasses import dataclass
 from torch_mlir import ir
 
 from .builder import OpBuilder, apply_patterns, gather_dimension_numbers, gather_numbers
-from .ir_util import constant_ints, defining_op, enclosing_func, is_dynamic, walk_ops
+from .ir_util import (CONTROL_FLOW_OPS, constant_ints, defining_op, enclosing_func, is_dynamic,
+                      walk_ops)
 from .prepare_for_iree import materialize_size
 from .registry import Pass
 from .fold_size_ranges import SizeIntervals
@@ -501,9 +502,6 @@ def convert_gather_of_arange(op: ir.Operation) -> bool:
     return True
 
 
-_CONTROL_FLOW = ("stablehlo.while", "stablehlo.case", "stablehlo.if", "scf.while", "scf.for", "scf.if")
-
-
 def _slice_sizes(root: ir.Operation, facts_of):
     """`sizes_of(op, i)` for convert_stablehlo_real_dynamic_slice: each real_dynamic_slice's
     `?` result axes as size expressions, read on the IR before any slice is rewritten, and
@@ -514,7 +512,7 @@ def _slice_sizes(root: ir.Operation, facts_of):
     # IREE 3.13 failed to convert a stablehlo.while carrying a value sized by them ("failed to
     # legalize unresolved target materialization", test_recurrent).
     looped = {str(enclosing_func(op).attributes["sym_name"]) for op in walk_ops(root)
-              if op.name in _CONTROL_FLOW}
+              if op.name in CONTROL_FLOW_OPS}
     for op in walk_ops(root):
         if op.name == "stablehlo.real_dynamic_slice" and op.parent.name == "func.func" \
                 and str(enclosing_func(op).attributes["sym_name"]) not in looped:
