@@ -181,13 +181,19 @@ def _channels_last(perm: list[int]) -> list[int]:
     return [perm[0], *perm[2:], perm[1]]
 
 
-def _wide_plain_conv(op: ir.Operation, k_perm: list[int], nsp: int, max_channels: int) -> bool:
-    """An ungrouped 1-3-D convolution with more than `max_channels` input channels, a static
-    kernel and nothing else (no lhs dilation, batch groups or window reversal)."""
+def _static_as_matmul(op: ir.Operation, k_perm: list[int], nsp: int, max_channels: int,
+                      pointwise: bool) -> bool:
+    """An ungrouped 1-3-D convolution with a static kernel and nothing else (no lhs dilation,
+    batch groups or window reversal) that has more than `max_channels` input channels or, with
+    `pointwise`, a 1 x 1.. window over more than one channel."""
     k_t = ir.RankedTensorType(op.operands[1].type)
     reversal = ("window_reversal" in op.attributes
                 and any(ir.DenseBoolArrayAttr(op.attributes["window_reversal"])))
-    return (nsp in (1, 2, 3) and k_t.has_static_shape and k_t.shape[k_perm[1]] > max_channels
+    if nsp not in (1, 2, 3) or not k_t.has_static_shape:
+        return False
+    channels = k_t.shape[k_perm[1]]
+    unit_window = all(k_t.shape[a] == 1 for a in k_perm[2:])
+    return ((channels > max_channels or (pointwise and unit_window and channels > 1))
             and ir.IntegerAttr(op.attributes["feature_group_count"]).value == 1
             and ir.IntegerAttr(op.attributes["batch_group_count"]).value == 1
             and all(d == 1 for d in _i64s(op, "lhs_dilation", nsp, 1)) and not reversal)
@@ -196,7 +202,8 @@ def _wide_plain_conv(op: ir.Operation, k_perm: list[int], nsp: int, max_channels
 def convert_stablehlo_convolution(op: ir.Operation, block_width: int = 1,
                                   block_max_channels: int = 0, direct_max_filters: int = 0,
                                   block_rows: int = 0, blocked_outputs: list | None = None,
-                                  wide_static_as_matmul: bool = False) -> bool:
+                                  wide_static_as_matmul: bool = False,
+                                  pointwise_static_as_matmul: bool = False) -> bool:
     """stablehlo.convolution over `?` spatial dims, in any layout -> stablehlo.pad + im2col matmul
     or linalg.conv_{1d_ncw_fcw, 2d_nchw_fchw, 3d_ncdhw_fcdhw, 2d_ngchw_gfchw} between transposes
     to and from the canonical layout; also a grouped convolution whose only `?` dim is the batch
@@ -207,16 +214,19 @@ def convert_stablehlo_convolution(op: ir.Operation, block_width: int = 1,
     most `direct_max_filters` filters is a direct convolution over the blocks instead
     (`conv_as_blocked_direct`). With `wide_static_as_matmul`, an ungrouped convolution over static
     spatial dims with more than `block_max_channels` input channels is an (unblocked) im2col
-    matmul too. Returns False for any other convolution."""
+    matmul too, and with `pointwise_static_as_matmul` one with a 1 x 1.. window (a strided one
+    reads every stride-th position: the im2col is a strided copy, the patch matrix no larger
+    than the input). Returns False for any other convolution."""
     x_perm, k_perm, y_perm = conv_layout(op)
     lhs_t = ir.RankedTensorType(op.operands[0].type)
     nsp = lhs_t.rank - 2
     groups = ir.IntegerAttr(op.attributes["feature_group_count"]).value
     grouped_dynamic_batch = groups != 1 and any(is_dynamic(d) for d in lhs_t.shape)
     dynamic_spatial = _dynamic_spatial(op, x_perm[2:])
-    wide_static = (wide_static_as_matmul and not dynamic_spatial
-                   and _wide_plain_conv(op, k_perm, nsp, block_max_channels))
-    if not dynamic_spatial and not grouped_dynamic_batch and not wide_static:
+    static_matmul = (not dynamic_spatial and _static_as_matmul(
+        op, k_perm, nsp, block_max_channels if wide_static_as_matmul else math.inf,
+        pointwise_static_as_matmul))
+    if not dynamic_spatial and not grouped_dynamic_batch and not static_matmul:
         return False
     if ir.IntegerAttr(op.attributes["batch_group_count"]).value != 1:
         raise UnsupportedWindow("batch_group_count != 1")
@@ -1242,6 +1252,8 @@ class LowerDynamicWindowsForIree(Pass):
     # an ungrouped convolution over static spatial dims with more than block_max_channels
     # input channels is an im2col matmul too (convert_stablehlo_convolution)
     wide_static_as_matmul: bool = True
+    # ... and so is one with a 1 x 1.. window (ResNet's strided downsampling convs)
+    pointwise_static_as_matmul: bool = True
 
     def run(self, module: ir.Module) -> None:
         converters = {"stablehlo.convolution":
@@ -1249,7 +1261,8 @@ class LowerDynamicWindowsForIree(Pass):
                                                                self.block_max_channels,
                                                                self.direct_max_filters,
                                                                self.block_rows, blocked,
-                                                               self.wide_static_as_matmul),
+                                                               self.wide_static_as_matmul,
+                                                               self.pointwise_static_as_matmul),
                       "stablehlo.reduce_window":
                       lambda op: (pool_over_conv_blocks(op, blocked)
                                   or convert_stablehlo_reduce_window(op))}

@@ -148,20 +148,24 @@ def test_dynamic_kernel_conv_and_conv_transpose():
 class WideConvs(torch.nn.Module):
     """Convolutions with more input channels than symhlo-lower-dynamic-windows-for-iree's
     block-max-channels (128) over static spatial dims: im2col matmuls there too (IREE 3.13's
-    own code for them ran below its matmul's), whether the batch is dynamic or not."""
+    own code for them ran below its matmul's), whether the batch is dynamic or not; likewise a
+    1 x 1 convolution with few channels (ResNet's strided downsampling: IREE's own code for it
+    ran at a tenth of its matmul's)."""
 
     def __init__(self):
         super().__init__()
         self.c2 = torch.nn.Conv2d(160, 24, 3, stride=2, padding=1)
         self.p2 = torch.nn.Conv2d(136, 5, 1)
         self.c1 = torch.nn.Conv1d(144, 8, 3, dilation=2, padding=1)
+        self.down = torch.nn.Conv2d(24, 12, 1, stride=2, bias=False)
 
-    def forward(self, x, y, z):
-        return self.c2(x), self.p2(y), self.c1(z)
+    def forward(self, x, y, z, w):
+        return self.c2(x), self.p2(y), self.c1(z), self.down(w)
 
 
 def _wide_inputs(n: int) -> tuple:
-    return torch.randn(n, 160, 9, 11), torch.randn(n, 136, 6, 5), torch.randn(n, 144, 20)
+    return (torch.randn(n, 160, 9, 11), torch.randn(n, 136, 6, 5), torch.randn(n, 144, 20),
+            torch.randn(n, 24, 9, 7))
 
 
 @pytest.mark.parametrize("dynamic_batch", [True, False], ids=["batch-dynamic", "static"])
@@ -171,12 +175,12 @@ def test_wide_static_spatial_convs_as_matmuls(dynamic_batch):
     torch.manual_seed(0)
     m = WideConvs().eval()
     b = Dim("b", min=1, max=16)
-    dims = ({0: b}, {0: b}, {0: b}) if dynamic_batch else None
+    dims = ({0: b}, {0: b}, {0: b}, {0: b}) if dynamic_batch else None
     args = _wide_inputs(3)
     prog = symhlo.export(m, args, dynamic_shapes=dims)
     iree_input = prepare_for_iree(prog.text)
     assert "stablehlo.convolution" not in iree_input
-    assert iree_input.count("stablehlo.dot_general") == 3
+    assert iree_input.count("stablehlo.dot_general") == 4
     assert "stablehlo.convolution" in prog.text  # the portable artifact keeps the op
     cm = symhlo.compile(m, args, dynamic_shapes=dims)
     for n in ((1, 3, 16) if dynamic_batch else (3,)):

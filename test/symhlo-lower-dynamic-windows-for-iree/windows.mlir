@@ -90,6 +90,29 @@ func.func @conv2d_wide_all_static(%arg0: tensor<2x160x4x4xf32>, %arg1: tensor<4x
 
 // -----
 
+// A 1 x 1 window over static spatial dims (ResNet's strided downsampling conv, here with 64
+// channels, under block-max-channels): a matmul too (option pointwise-static-as-matmul), the
+// strided im2col a copy of every other position; one input channel stays with IREE.
+// CHECK-LABEL: func @conv2d_pointwise_strided_static
+// CHECK-NOT:     stablehlo.convolution
+// CHECK:         linalg.generic {{.*}} outs(%{{.*}} : tensor<?x4x4x1x1x64xf32>)
+// CHECK:         tensor.collapse_shape {{.*}} into tensor<?x64xf32>
+// CHECK:         stablehlo.dot_general {{.*}} : (tensor<?x64xf32>, tensor<64x128xf32>) -> tensor<?x128xf32>
+// CHECK:         stablehlo.transpose {{.*}} dims = [0, 3, 1, 2] : (tensor<?x4x4x128xf32>) -> tensor<?x128x4x4xf32>
+// CHECK-LABEL: func @conv2d_pointwise_one_channel_unchanged
+// CHECK:         stablehlo.convolution
+// CHECK-NOT:     linalg
+func.func @conv2d_pointwise_strided_static(%arg0: tensor<?x64x8x8xf32>, %arg1: tensor<128x64x1x1xf32>) -> tensor<?x128x4x4xf32> {
+  %0 = stablehlo.convolution(%arg0, %arg1) dim_numbers = [b, f, 0, 1]x[o, i, 0, 1]->[b, f, 0, 1], window = {stride = [2, 2], pad = [[0, 0], [0, 0]], rhs_dilate = [1, 1]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<?x64x8x8xf32>, tensor<128x64x1x1xf32>) -> tensor<?x128x4x4xf32>
+  return %0 : tensor<?x128x4x4xf32>
+}
+func.func @conv2d_pointwise_one_channel_unchanged(%arg0: tensor<?x1x8x8xf32>, %arg1: tensor<4x1x1x1xf32>) -> tensor<?x4x8x8xf32> {
+  %0 = stablehlo.convolution(%arg0, %arg1) dim_numbers = [b, f, 0, 1]x[o, i, 0, 1]->[b, f, 0, 1], window = {stride = [1, 1], pad = [[0, 0], [0, 0]], rhs_dilate = [1, 1]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<?x1x8x8xf32>, tensor<4x1x1x1xf32>) -> tensor<?x4x8x8xf32>
+  return %0 : tensor<?x4x8x8xf32>
+}
+
+// -----
+
 // A wide static transposed convolution (lhs dilation) stays with IREE.
 // CHECK-LABEL: func @conv_transpose_wide_static_unchanged
 // CHECK:         stablehlo.convolution
