@@ -40,8 +40,8 @@ the matmul outweighs the patch copy, and the surplus of the last block (a 7-wide
 an im2col).
 
 A blocked 2-D convolution with at most `direct-max-filters` (128) filters is not an im2col but a
-direct `linalg.conv_2d_nhwc_hwcf` over blocks of `block-rows` (8) x `block-width` output positions
-(`conv_as_blocked_direct`), and a non-overlapping pooling of its per-channel elementwise chain
+direct `linalg.conv_2d_nhwc_hwcf` over blocks of `block-rows` (8) x `direct-block-width` (8)
+output positions (`conv_as_blocked_direct`), and a non-overlapping pooling of its per-channel elementwise chain
 (batch norm, ReLU) runs on those blocks (`pool_over_conv_blocks`): the small CNN's CPU per
 call, dyn / static, 5.36 -> 1.59 at batch 8, 3.53 -> 2.03 at batch 1. The 128 of both options:
 ResNet-18 H/W dynamic at 224, process CPU per call / static (`bench/dispatch_profile.py`, 2
@@ -64,6 +64,11 @@ reader of such blocks (ResNet's stem: 3 x 3 / 2 max pool with padding) pools blo
 positions over windows gathered from the conv's blocks (`pool_over_gathered_blocks`): the stem
 took 34 ms CPU for the unblocking, two copies and a pool over `?` H/W, 12 now (ResNet-18 H/W
 batch 8: 0.86 -> 0.80 of static, batch 1: 0.79 -> 0.76, both options together against neither).
+
+The direct blocks were 8 x 16 (`block-width`) until 8 x 8 measured better on ResNet-18 with H/W
+dynamic (AMD EPYC, batch 8 at 224: 101 -> 94 ms per call, 3 alternated rounds; batch 1 13.2 ->
+12.9): its 56- and 28-wide maps filled 4 and 2 blocks of 16 (1.14x the work), they fill 7 and 4
+of 8 (1.0x and 1.14x); the halo copies grow (10 x 10 per 64 positions against 10 x 18 per 128).
 
 A convolution over static spatial dims is left to IREE, except an ungrouped one (no lhs
 dilation) with more input channels than `block-max-channels`: IREE 3.13's own code for those
@@ -203,7 +208,8 @@ def convert_stablehlo_convolution(op: ir.Operation, block_width: int = 1,
                                   block_max_channels: int = 0, direct_max_filters: int = 0,
                                   block_rows: int = 0, blocked_outputs: list | None = None,
                                   wide_static_as_matmul: bool = False,
-                                  pointwise_static_as_matmul: bool = False) -> bool:
+                                  pointwise_static_as_matmul: bool = False,
+                                  direct_block_width: int = 0) -> bool:
     """stablehlo.convolution over `?` spatial dims, in any layout -> stablehlo.pad + im2col matmul
     or linalg.conv_{1d_ncw_fcw, 2d_nchw_fchw, 3d_ncdhw_fcdhw, 2d_ngchw_gfchw} between transposes
     to and from the canonical layout; also a grouped convolution whose only `?` dim is the batch
@@ -212,7 +218,7 @@ def convert_stablehlo_convolution(op: ir.Operation, block_width: int = 1,
     `block_width` positions when there are at most `block_max_channels` input channels and the
     op pads its last spatial axis (see conv_as_im2col_matmul); a blocked 2-D convolution with at
     most `direct_max_filters` filters is a direct convolution over the blocks instead
-    (`conv_as_blocked_direct`). With `wide_static_as_matmul`, an ungrouped convolution over static
+    (`conv_as_blocked_direct`), blocks of `direct_block_width` columns (0: `block_width`). With `wide_static_as_matmul`, an ungrouped convolution over static
     spatial dims with more than `block_max_channels` input channels is an (unblocked) im2col
     matmul too, and with `pointwise_static_as_matmul` one with a 1 x 1.. window (a strided one
     reads every stride-th position: the im2col is a strided copy, the patch matrix no larger
@@ -266,8 +272,8 @@ def convert_stablehlo_convolution(op: ir.Operation, block_width: int = 1,
         # workgroup count hint in terms of workload ordinals").
         blocked = (block_width > 1 and is_dynamic(y_cl_t.shape[nsp])
                    and k_shape[k_perm[1]] <= block_max_channels and (low[-1] or high[-1]))
-        block = block_width if blocked else 1
         direct = blocked and nsp == 2 and k_shape[k_perm[0]] <= direct_max_filters
+        block = (direct_block_width or block_width) if direct else block_width if blocked else 1
         # The direct form also computes a `?` height in blocks of `block_rows` (where it pads
         # the height anyway, as for the columns).
         rows = (block_rows if direct and block_rows > 1 and is_dynamic(y_cl_t.shape[1])
@@ -1244,8 +1250,10 @@ class LowerDynamicWindowsForIree(Pass):
     # blocked 2-D convolutions with at most this many filters are direct convolutions over the
     # blocks (conv_as_blocked_direct), the others im2col matmuls
     direct_max_filters: int = 128
-    # ... which compute a `?` height in blocks of this many rows (0: not blocked)
+    # ... which compute a `?` height in blocks of this many rows (0: not blocked) and the
+    # width in blocks of this many columns (0: block_width), as do the poolings reading them
     block_rows: int = 8
+    direct_block_width: int = 8
     # a direct conv or an overlapping pooling reading another direct conv's (pooled) blocks
     # gathers its input windows from them (gather_halo_from_conv_blocks, pool_over_gathered_blocks)
     halo_from_blocks: bool = True
@@ -1262,7 +1270,8 @@ class LowerDynamicWindowsForIree(Pass):
                                                                self.direct_max_filters,
                                                                self.block_rows, blocked,
                                                                self.wide_static_as_matmul,
-                                                               self.pointwise_static_as_matmul),
+                                                               self.pointwise_static_as_matmul,
+                                                               self.direct_block_width),
                       "stablehlo.reduce_window":
                       lambda op: (pool_over_conv_blocks(op, blocked)
                                   or convert_stablehlo_reduce_window(op))}
@@ -1287,7 +1296,8 @@ class LowerDynamicWindowsForIree(Pass):
                 chain_over_conv_blocks(result, info)
             gathered = []
             if self.halo_from_blocks:
-                gathered = [pool_over_gathered_blocks(op, self.block_rows or 1, self.block_width)
+                gathered = [pool_over_gathered_blocks(op, self.block_rows or 1,
+                                                      self.direct_block_width or self.block_width)
                             for op in walk_ops(module.operation) if op.name.startswith("linalg.pooling_nhwc")]
                 gathered += [gather_halo_from_conv_blocks(info.halo) for _, info in blocked
                              if info.halo is not None]

@@ -149,7 +149,7 @@ class ConvBnReluPool(nn.Module):
 
 
 def test_conv_bn_relu_pool_over_blocks():
-    """The few-channel convs are direct convs over 8 x 16 blocks, and each BN + ReLU + 2x2 max
+    """The few-channel convs are direct convs over 8 x 8 blocks, and each BN + ReLU + 2x2 max
     pool runs on the blocks before they go back to NCHW; odd H/W (17 x 35, 37 x 13) leave partial
     blocks and odd rows / columns that the pooling drops."""
     from symhlo.backend.compiler import prepare_for_iree

@@ -192,7 +192,7 @@ def test_vulkan_narrow_int_boundary():
 
 class ConvLayouts(torch.nn.Module):
     """Convolutions over `?` batch, H and W with batch norm, ReLU, a residual add and both kinds
-    of max pool: on the GPU path too, symhlo lowers them channels-last over 8 x 16 blocks and
+    of max pool: on the GPU path too, symhlo lowers them channels-last over 8 x 8 blocks and
     symhlo-sink-transposes-for-iree folds the NCHW transposes between them."""
 
     def __init__(self):

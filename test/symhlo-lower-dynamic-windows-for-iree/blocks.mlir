@@ -1,9 +1,15 @@
-// RUN: symhlo-opt --symhlo-lower-dynamic-windows-for-iree --split-input-file %s | FileCheck %s
+// RUN: symhlo-opt --symhlo-lower-dynamic-windows-for-iree="direct-block-width=16" --split-input-file %s | FileCheck %s
+// RUN: symhlo-opt --symhlo-lower-dynamic-windows-for-iree --split-input-file %s | FileCheck %s --check-prefix=DEFAULT
 
-// The default for a few-channel 2-D convolution over `?` H/W (at most 32 input channels and 32
-// filters): a direct convolution over blocks of 8 output rows x 16 output columns. The input
-// gets (8 - 1) * stride more rows and (16 - 1) * stride more columns of high padding; each
-// block's halo (7 * 2 + 3 = 17 rows, 15 * 2 + 3 = 33 columns) is copied to N x RB x OB x 17 x
+// A few-channel 2-D convolution over `?` H/W (at most 32 input channels and 32 filters): a
+// direct convolution over blocks of 8 output rows x 16 output columns (option
+// direct-block-width; the default is 8 x 8: the halo is then 17 x 17, the padding 7 * 2 more
+// columns).
+// DEFAULT-LABEL: func @conv2d_blocks
+// DEFAULT:         stablehlo.pad %{{.*}}, %{{.*}}, low = [0, 1, 1, 0], high = [0, 15, 15, 0]
+// DEFAULT:         linalg.conv_2d_nhwc_hwcf {{.*}} ins(%{{.*}}, %{{.*}} : tensor<?x17x17x3xf32>, tensor<3x3x3x4xf32>) outs(%{{.*}} : tensor<?x8x8x4xf32>)
+// With 16 columns: the input gets (8 - 1) * stride more rows and (16 - 1) * stride more
+// columns of high padding; each block's halo (7 * 2 + 3 = 17 rows, 15 * 2 + 3 = 33 columns) is copied to N x RB x OB x 17 x
 // 33 x C, the blocks become the batch of a conv_2d_nhwc_hwcf whose spatial dims are static,
 // N x RB x OB x 8 x 16 x F is put back in channels-last order, the rows past OH and the columns
 // past OW are sliced off, and one transpose takes it to the op's NCHW layout (where

@@ -1,4 +1,4 @@
-// RUN: symhlo-opt --symhlo-lower-dynamic-windows-for-iree --split-input-file %s | FileCheck %s
+// RUN: symhlo-opt --symhlo-lower-dynamic-windows-for-iree="direct-block-width=16" --split-input-file %s | FileCheck %s
 
 // conv -> per-channel scale -> ReLU -> 2x2 max pool: the conv is a direct conv over 8 x 16
 // blocks, and the scale, the ReLU and the pooling move onto its `B x 8 x 16 x F` blocks (the
