@@ -129,6 +129,22 @@ def vtensor_builtin_type(t: ir.Type) -> tuple[ir.RankedTensorType, str] | None:
     return ir.RankedTensorType.get([dyn if s is None else s for s in sizes], elt), dtype
 
 
+def builtin_type(t: ir.Type) -> tuple[ir.RankedTensorType, str]:
+    """`!torch.vtensor<[?,4],si64>` -> (tensor<?x4xi64>, "si64")."""
+    parts = vtensor_builtin_type(t)
+    if parts is None:
+        raise ValueError(f"not a ranked value tensor: {t}")
+    return parts
+
+
+def replace_with_builtin(op: ir.Operation, values: list[ir.Value]) -> None:
+    """Replaces op's results by builtin tensors `values`, cast back with from_builtin_tensor."""
+    b = OpBuilder(op)
+    for res, v in zip(op.results, values):
+        res.replace_all_uses_with(b.value("torch_c.from_builtin_tensor", [res.type], [v]))
+    op.erase()
+
+
 # ---------------------------------------------------------------------------------------------
 # StableHLO attributes, read and built with the StableHLO bindings (they are not downcast
 # automatically: wrap them explicitly)

@@ -110,6 +110,18 @@ CONTROL_FLOW_OPS = frozenset({"stablehlo.while", "stablehlo.if", "stablehlo.case
                               "scf.if", "scf.for", "scf.index_switch"})
 
 
+def torch_constant(v: ir.Value):
+    """The value of a torch.constant.int / torch.constant.bool operand, else None."""
+    d = defining_op(v)
+    if d is None:
+        return None
+    if d.name == "torch.constant.int":
+        return ir.IntegerAttr(d.attributes["value"]).value
+    if d.name == "torch.constant.bool":
+        return ir.BoolAttr(d.attributes["value"]).value
+    return None
+
+
 def splat_value(v: ir.Value):
     """The scalar of a splat `stablehlo.constant` / `arith.constant` (float, int or bool), else
     None (no looking through broadcasts: see splat_constant for that)."""

@@ -34,10 +34,9 @@ from dataclasses import dataclass
 
 from torch_mlir import ir
 
-from .builder import OpBuilder, apply_patterns
+from .builder import OpBuilder, apply_patterns, builtin_type, replace_with_builtin
 from .contract_attrs import UNBOUNDED
-from .ir_util import defining_op, ensure_upstream_registered, is_dynamic
-from .lower_torch_sort import builtin_type, constant_value, replace_with_builtin
+from .ir_util import defining_op, ensure_upstream_registered, is_dynamic, torch_constant
 from .registry import Pass, PassFailure
 
 # Ops that read a tensor's value into a `!torch.int`: the start of a data-dependent size.
@@ -73,7 +72,7 @@ def _bound(b: OpBuilder, v: ir.Value, default: int) -> ir.Value:
     """A slice bound (`!torch.int`, or `!torch.none` = `default`) as a 0-d i64 tensor."""
     if str(v.type) == "!torch.none":
         return b.hlo_scalar(default)
-    c = constant_value(v)
+    c = torch_constant(v)
     if c is not None:
         return b.hlo_scalar(c)
     t = b.value("torch.prim.NumToTensor.Scalar", [ir.Type.parse("!torch.vtensor<[],si64>")], [v])
@@ -91,15 +90,15 @@ def convert_torch_aten_slice_data_dependent(op: ir.Operation) -> bool:
     """torch.aten.slice.Tensor with a data-dependent start or end -> stablehlo.real_dynamic_slice
     of the clamped bounds (an end of 0 is empty, not the whole axis)."""
     x, dim_v, start_v, end_v, step_v = op.operands
-    if not any(str(v.type) == "!torch.int" and constant_value(v) is None and is_data_dependent(v)
+    if not any(str(v.type) == "!torch.int" and torch_constant(v) is None and is_data_dependent(v)
                for v in (start_v, end_v)):
         return False
     t, _ = builtin_type(x.type)
     result, _ = builtin_type(op.results[0].type)
-    axis_of = constant_value(dim_v)
+    axis_of = torch_constant(dim_v)
     if axis_of is None or not is_dynamic(result.shape[axis_of]):
         return False  # torch.export gave the result a size of its own: not a data-dependent one
-    dim, step = constant_value(dim_v), constant_value(step_v) if str(step_v.type) != "!torch.none" else 1
+    dim, step = torch_constant(dim_v), torch_constant(step_v) if str(step_v.type) != "!torch.none" else 1
     if dim is None or step != 1:
         raise PassFailure("torch.aten.slice.Tensor with a data-dependent bound needs a constant "
                           "dimension and step 1",

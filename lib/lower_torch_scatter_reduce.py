@@ -28,9 +28,8 @@ from torch_mlir import ir
 
 from torch_mlir._mlir_libs import _stablehlo
 
-from .builder import OpBuilder, apply_patterns
-from .ir_util import defining_op, ensure_upstream_registered
-from .lower_torch_sort import builtin_type, constant_value, replace_with_builtin
+from .builder import OpBuilder, apply_patterns, builtin_type, replace_with_builtin
+from .ir_util import defining_op, ensure_upstream_registered, torch_constant
 from .registry import Pass, PassFailure
 
 _I64 = lambda: ir.IntegerType.get_signless(64)  # noqa: E731
@@ -49,7 +48,7 @@ def _string(v: ir.Value) -> str | None:
 def convert_torch_aten_scatter_reduce_two(op: ir.Operation) -> None:
     """torch.aten.scatter_reduce.two (include_self) -> stablehlo.scatter with the reducer (module doc)."""
     self_v, dim_v, index_v, src_v, reduce_v, include_v = op.operands
-    reduce, include_self, dim = _string(reduce_v), constant_value(include_v), constant_value(dim_v)
+    reduce, include_self, dim = _string(reduce_v), torch_constant(include_v), torch_constant(dim_v)
     if reduce not in _REDUCERS or include_self is not True or dim is None:
         raise PassFailure(
             f"failed to legalize operation '{op.name}': reduce '{reduce}' with include_self="

@@ -40,32 +40,12 @@ from dataclasses import dataclass
 
 from torch_mlir import ir
 
-from .builder import OpBuilder, apply_patterns, vtensor_builtin_type
-from .ir_util import defining_op, ensure_upstream_registered, is_dynamic
+from .builder import OpBuilder, apply_patterns, builtin_type, replace_with_builtin
+from .ir_util import ensure_upstream_registered, is_dynamic, torch_constant
 from .registry import Pass, PassFailure
 
 _I1 = lambda: ir.IntegerType.get_signless(1)    # noqa: E731
 _I64 = lambda: ir.IntegerType.get_signless(64)  # noqa: E731
-
-
-def constant_value(v: ir.Value):
-    """The value of a torch.constant.int / torch.constant.bool operand, else None."""
-    d = defining_op(v)
-    if d is None:
-        return None
-    if d.name == "torch.constant.int":
-        return ir.IntegerAttr(d.attributes["value"]).value
-    if d.name == "torch.constant.bool":
-        return ir.BoolAttr(d.attributes["value"]).value
-    return None
-
-
-def builtin_type(t: ir.Type) -> tuple[ir.RankedTensorType, str]:
-    """`!torch.vtensor<[?,4],si64>` -> (tensor<?x4xi64>, "si64")."""
-    parts = vtensor_builtin_type(t)
-    if parts is None:
-        raise ValueError(f"not a ranked value tensor: {t}")
-    return parts
 
 
 def _comparator(sort: ir.Operation, elt: ir.Type, dtype: str, descending: bool, loc) -> None:
@@ -118,7 +98,7 @@ def _sort(op: ir.Operation, x: ir.Value, axis: int, descending: bool) -> tuple[i
 
 
 def _axis(op: ir.Operation, v: ir.Value, rank: int) -> int:
-    axis = constant_value(v)
+    axis = torch_constant(v)
     if axis is None:
         raise PassFailure(f"{op.name} with a non-constant dimension is not supported",
                           [(str(op.location), "dimension must be a constant")])
@@ -128,18 +108,10 @@ def _axis(op: ir.Operation, v: ir.Value, rank: int) -> int:
     return axis
 
 
-def replace_with_builtin(op: ir.Operation, values: list[ir.Value]) -> None:
-    """Replaces op's results by builtin tensors `values`, cast back with from_builtin_tensor."""
-    b = OpBuilder(op)
-    for res, v in zip(op.results, values):
-        res.replace_all_uses_with(b.value("torch_c.from_builtin_tensor", [res.type], [v]))
-    op.erase()
-
-
 def convert_torch_aten_sort(op: ir.Operation) -> None:
     """torch.aten.sort -> stablehlo.sort over (x, iota) with torch's NaN order and stable ties."""
     x, dim, desc = op.operands
-    descending = constant_value(desc)
+    descending = torch_constant(desc)
     if descending is None:
         raise PassFailure("torch.aten.sort with a non-constant `descending` is not supported",
                           [(str(op.location), "descending must be a constant")])
@@ -151,7 +123,7 @@ def convert_torch_aten_sort(op: ir.Operation) -> None:
 def convert_torch_aten_topk(op: ir.Operation) -> None:
     """torch.aten.topk -> the sort above (descending when `largest`) + a slice of the first k."""
     x, k_v, dim, largest_v, _sorted = op.operands
-    k, largest = constant_value(k_v), constant_value(largest_v)
+    k, largest = torch_constant(k_v), torch_constant(largest_v)
     if k is None or largest is None:
         raise PassFailure("torch.aten.topk with a non-constant k or `largest` is not supported",
                           [(str(op.location), "k and largest must be constants")])
