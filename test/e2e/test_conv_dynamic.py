@@ -22,12 +22,14 @@ class Convs(torch.nn.Module):
         self.c2 = torch.nn.Conv2d(3, 8, 3, padding=1)
         self.d2 = torch.nn.Conv2d(8, 8, 3, stride=2, padding=1, groups=8)  # depthwise 2-D
         self.g2 = torch.nn.Conv2d(8, 16, 3, padding=1, groups=2)
+        # depthwise, 2 filters per channel, dilated rows: linalg.depthwise_conv_2d_nhwc_hwcm
+        self.m2 = torch.nn.Conv2d(8, 16, 3, padding=(2, 1), dilation=(2, 1), groups=8)
         self.c3 = torch.nn.Conv3d(3, 4, 3, padding=1, stride=(1, 2, 2))
 
     def forward(self, x1, x2, x3):
         y2 = self.c2(x2)
         return (self.g1(x1), self.d1(x1), self.g1b(x1), self.t1(x1), self.d2(y2), self.g2(y2),
-                self.c3(x3))
+                self.m2(y2), self.c3(x3))
 
 
 def test_grouped_depthwise_conv3d_dynamic():
@@ -65,24 +67,34 @@ def test_grouped_conv3d_dynamic_refused():
 class BatchOnlyGrouped(torch.nn.Module):
     """Depthwise and grouped 2-D / 1-D convs with only the batch dynamic (MobileViT, SegFormer,
     ConvNeXt V2 with static H/W): IREE 3.13 failed to legalize these grouped stablehlo.convolution
-    ops, so they take the linalg grouped path too."""
+    ops, so they take the linalg grouped path too (the depthwise ones channels-last
+    linalg.depthwise_conv_2d_*: the grouped NCHW form ran 9x IREE's static code)."""
 
     def __init__(self):
         super().__init__()
         self.d2 = torch.nn.Conv2d(8, 8, 3, padding=1, groups=8)
         self.g2 = torch.nn.Conv2d(8, 12, 3, stride=2, padding=1, groups=4)
+        self.m2 = torch.nn.Conv2d(8, 24, 3, stride=2, groups=8)
         self.d1 = torch.nn.Conv1d(8, 8, 5, padding=2, groups=8)
 
     def forward(self, x, y):
-        return self.g2(self.d2(x)), self.d1(y)
+        z = self.d2(x)
+        return self.g2(z), self.m2(z), self.d1(y)
 
 
 def test_grouped_conv_batch_only_dynamic():
+    from symhlo.backend.compiler import prepare_for_iree
+
     torch.manual_seed(0)
     m = BatchOnlyGrouped().eval()
     b = Dim("b", min=1, max=16)
-    cm = symhlo.compile(m, (torch.randn(3, 8, 10, 10), torch.randn(3, 8, 12)),
-                        dynamic_shapes=({0: b}, {0: b}))
+    args = (torch.randn(3, 8, 10, 10), torch.randn(3, 8, 12))
+    iree_input = prepare_for_iree(symhlo.export(m, args, dynamic_shapes=({0: b}, {0: b})).text)
+    assert "linalg.depthwise_conv_2d_nhwc_hwc " in iree_input
+    assert "linalg.depthwise_conv_2d_nhwc_hwcm" in iree_input
+    # g2 (2 channels per group) and the 1-D depthwise d1 (a 2-D grouped conv over a unit height)
+    assert iree_input.count("linalg.conv_2d_ngchw_gfchw") == 2
+    cm = symhlo.compile(m, args, dynamic_shapes=({0: b}, {0: b}))
     for n in (1, 5, 16):
         a = (torch.randn(n, 8, 10, 10), torch.randn(n, 8, 12))
         with torch.no_grad():

@@ -124,15 +124,37 @@ func.func @conv_transpose_wide_static_unchanged(%arg0: tensor<?x160x4x4xf32>, %a
 
 // -----
 
-// A grouped (here depthwise) convolution with only the batch dynamic: IREE 3.13 fails to
-// legalize it, so it takes the grouped linalg form too.
+// A grouped convolution with only the batch dynamic: IREE 3.13 fails to legalize it. A
+// depthwise one (one input channel per group) is a channels-last linalg depthwise conv between
+// transposes (option depthwise-channels-last), a channel multiplier M > 1 its `_hwcm` form with
+// the G x M output channels collapsed group-major; any other takes the grouped NCHW linalg form.
 // CHECK-LABEL: func @depthwise_dynamic_batch_only
+// CHECK:         %[[K:.*]] = stablehlo.transpose %arg1, dims = [2, 3, 1, 0] : (tensor<8x1x3x3xf32>) -> tensor<3x3x1x8xf32>
+// CHECK:         %[[KR:.*]] = stablehlo.reshape %[[K]] : (tensor<3x3x1x8xf32>) -> tensor<3x3x8xf32>
+// CHECK:         %[[X:.*]] = stablehlo.transpose %arg0, dims = [0, 2, 3, 1]
+// CHECK:         %[[P:.*]] = stablehlo.pad %[[X]], %{{.*}}, low = [0, 1, 1, 0], high = [0, 1, 1, 0]
+// CHECK:         %[[Y:.*]] = linalg.depthwise_conv_2d_nhwc_hwc {{.*}} ins(%[[P]], %[[KR]] : tensor<?x10x10x8xf32>, tensor<3x3x8xf32>) outs(%{{.*}} : tensor<?x8x8x8xf32>)
+// CHECK:         stablehlo.transpose %[[Y]], dims = [0, 3, 1, 2]
+// CHECK-NOT:     stablehlo.convolution
+// CHECK-LABEL: func @depthwise_multiplier_dynamic_hw
+// CHECK:         stablehlo.reshape %{{.*}} : (tensor<3x3x1x8xf32>) -> tensor<3x3x4x2xf32>
+// CHECK:         %[[Y:.*]] = linalg.depthwise_conv_2d_nhwc_hwcm {{.*}}strides = dense<2> {{.*}} outs(%{{.*}} : tensor<2x?x?x4x2xf32>)
+// CHECK:         tensor.collapse_shape %[[Y]] {{\[\[}}0], [1], [2], [3, 4]] : tensor<2x?x?x4x2xf32> into tensor<2x?x?x8xf32>
+// CHECK-LABEL: func @grouped_dynamic_batch_only
 // CHECK:         tensor.expand_shape
 // CHECK:         linalg.conv_2d_ngchw_gfchw
 // CHECK:         tensor.collapse_shape
 // CHECK-NOT:     stablehlo.convolution
 func.func @depthwise_dynamic_batch_only(%arg0: tensor<?x8x8x8xf32>, %arg1: tensor<8x1x3x3xf32>) -> tensor<?x8x8x8xf32> {
   %0 = stablehlo.convolution(%arg0, %arg1) dim_numbers = [b, f, 0, 1]x[o, i, 0, 1]->[b, f, 0, 1], window = {stride = [1, 1], pad = [[1, 1], [1, 1]], rhs_dilate = [1, 1]} {batch_group_count = 1 : i64, feature_group_count = 8 : i64} : (tensor<?x8x8x8xf32>, tensor<8x1x3x3xf32>) -> tensor<?x8x8x8xf32>
+  return %0 : tensor<?x8x8x8xf32>
+}
+func.func @depthwise_multiplier_dynamic_hw(%arg0: tensor<2x4x?x?xf32>, %arg1: tensor<8x1x3x3xf32>) -> tensor<2x8x?x?xf32> {
+  %0 = stablehlo.convolution(%arg0, %arg1) dim_numbers = [b, f, 0, 1]x[o, i, 0, 1]->[b, f, 0, 1], window = {stride = [2, 2], pad = [[1, 1], [1, 1]], rhs_dilate = [1, 1]} {batch_group_count = 1 : i64, feature_group_count = 4 : i64} : (tensor<2x4x?x?xf32>, tensor<8x1x3x3xf32>) -> tensor<2x8x?x?xf32>
+  return %0 : tensor<2x8x?x?xf32>
+}
+func.func @grouped_dynamic_batch_only(%arg0: tensor<?x8x8x8xf32>, %arg1: tensor<8x2x3x3xf32>) -> tensor<?x8x8x8xf32> {
+  %0 = stablehlo.convolution(%arg0, %arg1) dim_numbers = [b, f, 0, 1]x[o, i, 0, 1]->[b, f, 0, 1], window = {stride = [1, 1], pad = [[1, 1], [1, 1]], rhs_dilate = [1, 1]} {batch_group_count = 1 : i64, feature_group_count = 4 : i64} : (tensor<?x8x8x8xf32>, tensor<8x2x3x3xf32>) -> tensor<?x8x8x8xf32>
   return %0 : tensor<?x8x8x8xf32>
 }
 
@@ -284,16 +306,28 @@ func.func @conv2d_nhwc_hwio(%arg0: tensor<?x?x?x3xf32>, %arg1: tensor<3x3x3x4xf3
 
 // -----
 
-// Any other layout is transposed to and from the canonical one around the op: a depthwise
+// Any other layout is transposed to and from the canonical one around the op: a grouped
 // convolution with channels-last input, HWIO-style kernel and a channels-first output.
-// CHECK-LABEL: func @depthwise_nhwc_to_nchw
-// CHECK:         %[[K:.*]] = stablehlo.transpose %arg1, dims = [3, 2, 0, 1] : (tensor<3x3x1x8xf32>) -> tensor<8x1x3x3xf32>
+// CHECK-LABEL: func @grouped_nhwc_to_nchw
+// CHECK:         %[[K:.*]] = stablehlo.transpose %arg1, dims = [3, 2, 0, 1] : (tensor<3x3x2x8xf32>) -> tensor<8x2x3x3xf32>
 // CHECK:         %[[X:.*]] = stablehlo.transpose %arg0, dims = [0, 3, 1, 2] : (tensor<?x?x?x8xf32>) -> tensor<?x8x?x?xf32>
 // CHECK:         %[[P:.*]] = stablehlo.pad %[[X]], %{{.*}}, low = [0, 0, 1, 1], high = [0, 0, 1, 1], interior = [0, 0, 0, 0]
 // CHECK:         linalg.conv_2d_ngchw_gfchw
-// CHECK:         %[[R:.*]] = tensor.collapse_shape %{{.*}} {{\[}}[0], [1, 2], [3], [4]] : tensor<?x8x1x?x?xf32> into tensor<?x8x?x?xf32>
+// CHECK:         %[[R:.*]] = tensor.collapse_shape %{{.*}} {{\[}}[0], [1, 2], [3], [4]] : tensor<?x4x2x?x?xf32> into tensor<?x8x?x?xf32>
 // CHECK-NOT:     stablehlo.transpose
 // CHECK:         return %[[R]]
+// A depthwise one is channels-last itself: the input and the kernel as they are (reshaped),
+// one transpose of the output to channels-first.
+// CHECK-LABEL: func @depthwise_nhwc_to_nchw
+// CHECK:         %[[K:.*]] = stablehlo.reshape %arg1 : (tensor<3x3x1x8xf32>) -> tensor<3x3x8xf32>
+// CHECK:         %[[P:.*]] = stablehlo.pad %arg0, %{{.*}}, low = [0, 1, 1, 0], high = [0, 1, 1, 0], interior = [0, 0, 0, 0]
+// CHECK:         %[[Y:.*]] = linalg.depthwise_conv_2d_nhwc_hwc {{.*}} ins(%[[P]], %[[K]] :
+// CHECK:         %[[R:.*]] = stablehlo.transpose %[[Y]], dims = [0, 3, 1, 2] : (tensor<?x?x?x8xf32>) -> tensor<?x8x?x?xf32>
+// CHECK:         return %[[R]]
+func.func @grouped_nhwc_to_nchw(%arg0: tensor<?x?x?x8xf32>, %arg1: tensor<3x3x2x8xf32>) -> tensor<?x8x?x?xf32> {
+  %0 = stablehlo.convolution(%arg0, %arg1) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, f, 0, 1], window = {stride = [1, 1], pad = [[1, 1], [1, 1]], rhs_dilate = [1, 1]} {batch_group_count = 1 : i64, feature_group_count = 4 : i64} : (tensor<?x?x?x8xf32>, tensor<3x3x2x8xf32>) -> tensor<?x8x?x?xf32>
+  return %0 : tensor<?x8x?x?xf32>
+}
 func.func @depthwise_nhwc_to_nchw(%arg0: tensor<?x?x?x8xf32>, %arg1: tensor<3x3x1x8xf32>) -> tensor<?x8x?x?xf32> {
   %0 = stablehlo.convolution(%arg0, %arg1) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, f, 0, 1], window = {stride = [1, 1], pad = [[1, 1], [1, 1]], rhs_dilate = [1, 1]} {batch_group_count = 1 : i64, feature_group_count = 8 : i64} : (tensor<?x?x?x8xf32>, tensor<3x3x1x8xf32>) -> tensor<?x8x?x?xf32>
   return %0 : tensor<?x8x?x?xf32>
