@@ -20,9 +20,11 @@ func.func @conv1d_groups(%arg0: tensor<?x8x?xf32>, %arg1: tensor<8x2x5xf32>) -> 
 
 // -----
 
-// Depthwise 1-D (groups = channels) takes the same path, with one channel per group.
+// Depthwise 1-D (groups = channels, a Conformer's conv module) is linalg's channels-last
+// depthwise 1-D conv instead (option depthwise-channels-last).
 // CHECK-LABEL: func @conv1d_depthwise
-// CHECK:         linalg.conv_2d_ngchw_gfchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%{{.*}}, %{{.*}} : tensor<2x6x1x1x?xf32>, tensor<6x1x1x1x3xf32>)
+// CHECK:         linalg.depthwise_conv_1d_nwc_wc {dilations = dense<1> : tensor<1xi64>, strides = dense<1> : tensor<1xi64>} ins(%{{.*}}, %{{.*}} : tensor<2x?x6xf32>, tensor<3x6xf32>)
+// CHECK-NOT:     linalg.conv_2d_ngchw_gfchw
 func.func @conv1d_depthwise(%arg0: tensor<2x6x?xf32>, %arg1: tensor<6x1x3xf32>) -> tensor<2x6x?xf32> {
   %0 = stablehlo.convolution(%arg0, %arg1) dim_numbers = [b, f, 0]x[o, i, 0]->[b, f, 0], window = {stride = [1], pad = [[1, 1]], rhs_dilate = [1]} {batch_group_count = 1 : i64, feature_group_count = 6 : i64} : (tensor<2x6x?xf32>, tensor<6x1x3xf32>) -> tensor<2x6x?xf32>
   return %0 : tensor<2x6x?xf32>

@@ -140,6 +140,11 @@ func.func @conv_transpose_wide_static_unchanged(%arg0: tensor<?x160x4x4xf32>, %a
 // CHECK:         stablehlo.reshape %{{.*}} : (tensor<3x3x1x8xf32>) -> tensor<3x3x4x2xf32>
 // CHECK:         %[[Y:.*]] = linalg.depthwise_conv_2d_nhwc_hwcm {{.*}}strides = dense<2> {{.*}} outs(%{{.*}} : tensor<2x?x?x4x2xf32>)
 // CHECK:         tensor.collapse_shape %[[Y]] {{\[\[}}0], [1], [2], [3, 4]] : tensor<2x?x?x4x2xf32> into tensor<2x?x?x8xf32>
+// CHECK-LABEL: func @depthwise_1d_multiplier
+// CHECK:         stablehlo.reshape %{{.*}} : (tensor<5x1x8xf32>) -> tensor<5x4x2xf32>
+// CHECK:         stablehlo.pad %{{.*}}, %{{.*}}, low = [0, 2, 0], high = [0, 2, 0]
+// CHECK:         %[[Y:.*]] = linalg.depthwise_conv_1d_nwc_wcm {{.*}}strides = dense<2> {{.*}} outs(%{{.*}} : tensor<?x?x4x2xf32>)
+// CHECK:         tensor.collapse_shape %[[Y]] {{\[\[}}0], [1], [2, 3]] : tensor<?x?x4x2xf32> into tensor<?x?x8xf32>
 // CHECK-LABEL: func @grouped_dynamic_batch_only
 // CHECK:         tensor.expand_shape
 // CHECK:         linalg.conv_2d_ngchw_gfchw
@@ -152,6 +157,10 @@ func.func @depthwise_dynamic_batch_only(%arg0: tensor<?x8x8x8xf32>, %arg1: tenso
 func.func @depthwise_multiplier_dynamic_hw(%arg0: tensor<2x4x?x?xf32>, %arg1: tensor<8x1x3x3xf32>) -> tensor<2x8x?x?xf32> {
   %0 = stablehlo.convolution(%arg0, %arg1) dim_numbers = [b, f, 0, 1]x[o, i, 0, 1]->[b, f, 0, 1], window = {stride = [2, 2], pad = [[1, 1], [1, 1]], rhs_dilate = [1, 1]} {batch_group_count = 1 : i64, feature_group_count = 4 : i64} : (tensor<2x4x?x?xf32>, tensor<8x1x3x3xf32>) -> tensor<2x8x?x?xf32>
   return %0 : tensor<2x8x?x?xf32>
+}
+func.func @depthwise_1d_multiplier(%arg0: tensor<?x4x?xf32>, %arg1: tensor<8x1x5xf32>) -> tensor<?x8x?xf32> {
+  %0 = stablehlo.convolution(%arg0, %arg1) dim_numbers = [b, f, 0]x[o, i, 0]->[b, f, 0], window = {stride = [2], pad = [[2, 2]], rhs_dilate = [1]} {batch_group_count = 1 : i64, feature_group_count = 4 : i64} : (tensor<?x4x?xf32>, tensor<8x1x5xf32>) -> tensor<?x8x?xf32>
+  return %0 : tensor<?x8x?xf32>
 }
 func.func @grouped_dynamic_batch_only(%arg0: tensor<?x8x8x8xf32>, %arg1: tensor<8x2x3x3xf32>) -> tensor<?x8x8x8xf32> {
   %0 = stablehlo.convolution(%arg0, %arg1) dim_numbers = [b, f, 0, 1]x[o, i, 0, 1]->[b, f, 0, 1], window = {stride = [1, 1], pad = [[1, 1], [1, 1]], rhs_dilate = [1, 1]} {batch_group_count = 1 : i64, feature_group_count = 4 : i64} : (tensor<?x8x8x8xf32>, tensor<8x2x3x3xf32>) -> tensor<?x8x8x8xf32>
