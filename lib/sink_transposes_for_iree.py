@@ -22,7 +22,8 @@ convolution's own layout (they fuse into its matmul's epilogue):
     %n = stablehlo.maximum %m, %zero' : tensor<?x?x?x64xf32>
 
 Which transposes move: per block and permutation, the transposes of non-constant tensors and the
-elementwise ops (and pads) they reach form components: an op joins when one of its operands is
+elementwise ops (and pads and same-rank `tensor.extract_slice`s: a GLU's two channel halves)
+they reach form components: an op joins when one of its operands is
 in a component and the others are broadcasts, constants, rank-0 values or (one new transpose
 each) anything else. A component is rewritten only when that leaves fewer transposes than it
 had: each value of it read by an op outside it costs one transpose, except reads that fold
@@ -59,6 +60,10 @@ _ELEMENTWISE = {
 }
 _BROADCASTS = ("stablehlo.broadcast_in_dim", "stablehlo.dynamic_broadcast_in_dim")
 _PAD_ATTRS = ("edge_padding_low", "edge_padding_high", "interior_padding")
+# ops that move data per axis: a member reads its first operand only, the others (a pad's value,
+# a slice's index operands) stay as they are and its per-axis attributes are permuted
+_PER_AXIS = ("stablehlo.pad", "tensor.extract_slice")
+_SLICE_ATTRS = ("static_offsets", "static_sizes", "static_strides")
 
 
 def _rank(v: ir.Value) -> int:
@@ -117,11 +122,11 @@ def _components(block: ir.Block, perm: list[int]) -> list[_Component]:
             comps.append(c)
             comp_of[op.results[0]] = c
             continue
-        if op.name not in _ELEMENTWISE and op.name != "stablehlo.pad":
+        if op.name not in _ELEMENTWISE and op.name not in _PER_AXIS:
             continue
         if len(op.results) != 1 or _rank(op.results[0]) != rank:
-            continue
-        operands = list(op.operands)[:1] if op.name == "stablehlo.pad" else list(op.operands)
+            continue  # (a rank-reducing slice too)
+        operands = list(op.operands)[:1] if op.name in _PER_AXIS else list(op.operands)
         joined = [comp_of[o] for o in operands if o in comp_of]
         if not joined:
             continue
@@ -220,6 +225,8 @@ def sink_component(c: _Component) -> None:
             for name in _PAD_ATTRS:
                 vals = list(ir.DenseI64ArrayAttr(op.attributes[name]))
                 attrs[name] = ir.DenseI64ArrayAttr.get([vals[i] for i in inv])
+        if op.name == "tensor.extract_slice":
+            operands = operands[:1] + _permuted_slice_operands(op, attrs, inv)
         new = b.value(op.name, [new_t], operands, attrs)
         back = b.hlo_transpose(new, perm, rt)
         plain[back] = new
@@ -227,6 +234,28 @@ def sink_component(c: _Component) -> None:
         old.append(op)
     for op in reversed(old):
         op.erase()
+
+
+def _permuted_slice_operands(op: ir.Operation, attrs: dict, inv: list[int]) -> list[ir.Value]:
+    """A tensor.extract_slice of a transposed value as one of the untransposed value: its
+    static offsets / sizes / strides (in `attrs`) and their dynamic operands, which follow the
+    static arrays' dynamic entries in axis order, permuted by `inv` (new axis j = old inv[j]):
+
+        %s = tensor.extract_slice %t[0, 256, 0] [%n, 256, %l] [1, 1, 1]   (%t = transpose %x [0, 2, 1])
+      ==>
+        %s' = tensor.extract_slice %x[0, 0, 256] [%n, %l, 256] [1, 1, 1]
+    """
+    dynamic = ir.ShapedType.get_dynamic_size()
+    rest = list(op.operands)[1:]
+    groups = []
+    for name in _SLICE_ATTRS:
+        vals = list(ir.DenseI64ArrayAttr(op.attributes[name]))
+        per_axis = []
+        for v in vals:
+            per_axis.append(rest.pop(0) if v == dynamic else None)
+        attrs[name] = ir.DenseI64ArrayAttr.get([vals[i] for i in inv])
+        groups.append([per_axis[i] for i in inv if per_axis[i] is not None])
+    return [v for g in groups for v in g]
 
 
 # ---------------------------------------------------------------------------------------------

@@ -86,3 +86,40 @@ func.func @plain_operand(%x: tensor<?x3x5xf32>, %y: tensor<?x5x3xf32>) -> tensor
   %b = stablehlo.transpose %a, dims = [0, 2, 1] : (tensor<?x5x3xf32>) -> tensor<?x3x5xf32>
   return %b : tensor<?x3x5xf32>
 }
+
+// -----
+
+// A GLU between channels-last ops (a Conformer's 1 x 1 conv, GLU, depthwise conv): its two
+// channel slices move with the transpose, their offsets / sizes permuted (the dynamic sizes
+// with them), and the transposes to NCW and back cancel.
+// CHECK-LABEL: func @glu_slices
+// CHECK-NOT:     stablehlo.transpose
+// CHECK:         %[[A:.*]] = tensor.extract_slice %arg0[0, 0, 0] [%arg1, %arg2, 4] [1, 1, 1] : tensor<?x?x8xf32> to tensor<?x?x4xf32>
+// CHECK:         %[[B:.*]] = tensor.extract_slice %arg0[0, 0, 4] [%arg1, %arg2, 4] [1, 1, 1] : tensor<?x?x8xf32> to tensor<?x?x4xf32>
+// CHECK:         %[[G:.*]] = stablehlo.logistic %[[B]] : tensor<?x?x4xf32>
+// CHECK:         %[[M:.*]] = stablehlo.multiply %[[A]], %[[G]] : tensor<?x?x4xf32>
+// CHECK-NOT:     stablehlo.transpose
+// CHECK:         return %[[M]]
+// The dynamic operands follow their axes: sizes [%a, %b, 4] of the transposed value are [%b, %a,
+// 4] of the untransposed one.
+// CHECK-LABEL: func @swapped_slice_sizes
+// CHECK-NOT:     stablehlo.transpose
+// CHECK:         %[[S:.*]] = tensor.extract_slice %arg0[0, 0, 2] [%arg2, %arg1, 4] [1, 1, 1] : tensor<?x?x8xf32> to tensor<?x?x4xf32>
+// CHECK:         %[[N:.*]] = stablehlo.negate %[[S]]
+// CHECK:         return %[[N]]
+func.func @glu_slices(%arg0: tensor<?x?x8xf32>, %arg1: index, %arg2: index) -> tensor<?x?x4xf32> {
+  %0 = stablehlo.transpose %arg0, dims = [0, 2, 1] : (tensor<?x?x8xf32>) -> tensor<?x8x?xf32>
+  %1 = tensor.extract_slice %0[0, 0, 0] [%arg1, 4, %arg2] [1, 1, 1] : tensor<?x8x?xf32> to tensor<?x4x?xf32>
+  %2 = tensor.extract_slice %0[0, 4, 0] [%arg1, 4, %arg2] [1, 1, 1] : tensor<?x8x?xf32> to tensor<?x4x?xf32>
+  %3 = stablehlo.logistic %2 : tensor<?x4x?xf32>
+  %4 = stablehlo.multiply %1, %3 : tensor<?x4x?xf32>
+  %5 = stablehlo.transpose %4, dims = [0, 2, 1] : (tensor<?x4x?xf32>) -> tensor<?x?x4xf32>
+  return %5 : tensor<?x?x4xf32>
+}
+func.func @swapped_slice_sizes(%arg0: tensor<?x?x8xf32>, %arg1: index, %arg2: index) -> tensor<?x?x4xf32> {
+  %0 = stablehlo.transpose %arg0, dims = [1, 0, 2] : (tensor<?x?x8xf32>) -> tensor<?x?x8xf32>
+  %1 = tensor.extract_slice %0[0, 0, 2] [%arg1, %arg2, 4] [1, 1, 1] : tensor<?x?x8xf32> to tensor<?x?x4xf32>
+  %2 = stablehlo.negate %1 : tensor<?x?x4xf32>
+  %3 = stablehlo.transpose %2, dims = [1, 0, 2] : (tensor<?x?x4xf32>) -> tensor<?x?x4xf32>
+  return %3 : tensor<?x?x4xf32>
+}
