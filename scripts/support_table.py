@@ -246,14 +246,16 @@ ROWS: tuple[Row, ...] = (
         ("test_negative_indices.py::test_negative_and_multi_axis_indices",)),
     Row("op", "convolution",
         "conv1d / conv2d (stride, padding, dilation, groups, depthwise, transposed) with `?` batch "
-        "and spatial dims; over static spatial dims with > 128 input channels an im2col matmul",
+        "and spatial dims; over static spatial dims with > 128 input channels or a 1x1 kernel an "
+        "im2col matmul",
         ("test_core_models.py::test_conv_dynamic_batch", "test_cnn_ops.py::test_conv2d",
          "test_cnn_ops.py::test_conv_transpose2d", "test_cnn_ops.py::test_conv1d_stride_padding",
          "test_cnn_ops.py::test_iree_input_lowers_dynamic_windows_to_linalg",
          "test_cnn_ops.py::test_conv_bn_relu_pool_over_blocks",
          "test_conv_dynamic.py::test_wide_static_spatial_convs_as_matmuls")),
     Row("op", "convolution (grouped, depthwise, 3-D)",
-        "grouped / depthwise conv1d (wav2vec2) and conv2d (also with only the batch `?`), transposed conv1d, conv3d over `?` batch "
+        "grouped / depthwise conv1d (wav2vec2) and conv2d (also with only the batch `?`; depthwise "
+        "ones channels-last, any channel multiplier), transposed conv1d, conv3d over `?` batch "
         "and spatial dims; 1x1.. kernels over one input channel",
         ("test_conv_dynamic.py::test_grouped_depthwise_conv3d_dynamic",
          "test_conv_dynamic.py::test_grouped_conv_batch_only_dynamic",
