@@ -98,7 +98,8 @@ def convert_torch_aten_slice_data_dependent(op: ir.Operation) -> bool:
     axis_of = torch_constant(dim_v)
     if axis_of is None or not is_dynamic(result.shape[axis_of]):
         return False  # torch.export gave the result a size of its own: not a data-dependent one
-    dim, step = torch_constant(dim_v), torch_constant(step_v) if str(step_v.type) != "!torch.none" else 1
+    dim = torch_constant(dim_v)
+    step = torch_constant(step_v) if str(step_v.type) != "!torch.none" else 1
     if dim is None or step != 1:
         raise PassFailure("torch.aten.slice.Tensor with a data-dependent bound needs a constant "
                           "dimension and step 1",

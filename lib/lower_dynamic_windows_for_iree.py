@@ -41,29 +41,30 @@ an im2col).
 
 A blocked 2-D convolution with at most `direct-max-filters` (128) filters is not an im2col but a
 direct `linalg.conv_2d_nhwc_hwcf` over blocks of `block-rows` (8) x `direct-block-width` (8)
-output positions (`conv_as_blocked_direct`), and a non-overlapping pooling of its per-channel elementwise chain
-(batch norm, ReLU) runs on those blocks (`pool_over_conv_blocks`): the small CNN's CPU per
-call, dyn / static, 5.36 -> 1.59 at batch 8, 3.53 -> 2.03 at batch 1. The 128 of both options:
-ResNet-18 H/W dynamic at 224, process CPU per call / static (`bench/dispatch_profile.py`, 2
-alternated rounds, idle Xeon): limits 32 -> 64 -> 128 -> 256 (512: every 3x3 conv direct)
-gave 1.10 -> 0.97 -> 0.96 -> 1.04 (1.83) at batch 1, 1.27 -> 1.00 -> 0.96 at batch 8. Deeper
-layers have more channels and smaller maps: 14x14 and 7x7 computed in 8 x 16 blocks waste
-1.3x and 2.6x, where the im2col matmul wastes nothing. A proxy for the map size, which is `?`
-here: a network whose wide layers run on large maps would want a higher limit. Any other
-single-use per-channel chain after a direct conv (batch norm and ReLU before a residual add or
-an overlapping pool) also runs on the blocks (`chain_over_conv_blocks`), in the conv's dispatch.
-A channels-first pooling whose input is a channels-last value transposed (through such ops and
-pads) pools channels-last between transposes, which symhlo-sink-transposes-for-iree folds with
-that one. Both: ResNet-18 H/W at batch 8, CPU ms per call over all dispatches 342 -> 322
-(static 376-408 in the same runs); at batch 1 process CPU / static 0.96 -> 0.87. A direct conv
-whose input is another's (or its pooling's) blocks gone back to NHWC gathers its halos from
-those blocks (`gather_halo_from_conv_blocks`, option `halo-from-blocks`): the unblocking
-transpose, its slice's copy and the pad go (small CNN at batch 8, process CPU / static 1.76 ->
-1.60; ResNet-18 H/W at batch 8 0.94 -> 0.88). Likewise a channels-last pooling that is the only
-reader of such blocks (ResNet's stem: 3 x 3 / 2 max pool with padding) pools blocks of 8 x 16
-positions over windows gathered from the conv's blocks (`pool_over_gathered_blocks`): the stem
-took 34 ms CPU for the unblocking, two copies and a pool over `?` H/W, 12 now (ResNet-18 H/W
-batch 8: 0.86 -> 0.80 of static, batch 1: 0.79 -> 0.76, both options together against neither).
+output positions (`conv_as_blocked_direct`), and a non-overlapping pooling of its per-channel
+elementwise chain (batch norm, ReLU) runs on those blocks (`pool_over_conv_blocks`): the small
+CNN's CPU per call, dyn / static, 5.36 -> 1.59 at batch 8, 3.53 -> 2.03 at batch 1. The 128 of
+both options: ResNet-18 H/W dynamic at 224, process CPU per call / static
+(`bench/dispatch_profile.py`, 2 alternated rounds, idle Xeon): limits 32 -> 64 -> 128 -> 256
+(512: every 3x3 conv direct) gave 1.10 -> 0.97 -> 0.96 -> 1.04 (1.83) at batch 1, 1.27 -> 1.00
+-> 0.96 at batch 8. Deeper layers have more channels and smaller maps: 14x14 and 7x7 computed in
+8 x 16 blocks waste 1.3x and 2.6x, where the im2col matmul wastes nothing. A proxy for the map
+size, which is `?` here: a network whose wide layers run on large maps would want a higher
+limit. Any other single-use per-channel chain after a direct conv (batch norm and ReLU before a
+residual add or an overlapping pool) also runs on the blocks (`chain_over_conv_blocks`), in the
+conv's dispatch. A channels-first pooling whose input is a channels-last value transposed
+(through such ops and pads) pools channels-last between transposes, which
+symhlo-sink-transposes-for-iree folds with that one. Both: ResNet-18 H/W at batch 8, CPU ms per
+call over all dispatches 342 -> 322 (static 376-408 in the same runs); at batch 1 process CPU /
+static 0.96 -> 0.87. A direct conv whose input is another's (or its pooling's) blocks gone back
+to NHWC gathers its halos from those blocks (`gather_halo_from_conv_blocks`, option
+`halo-from-blocks`): the unblocking transpose, its slice's copy and the pad go (small CNN at
+batch 8, process CPU / static 1.76 -> 1.60; ResNet-18 H/W at batch 8 0.94 -> 0.88). Likewise a
+channels-last pooling that is the only reader of such blocks (ResNet's stem: 3 x 3 / 2 max pool
+with padding) pools blocks of 8 x 16 positions over windows gathered from the conv's blocks
+(`pool_over_gathered_blocks`): the stem took 34 ms CPU for the unblocking, two copies and a pool
+over `?` H/W, 12 now (ResNet-18 H/W batch 8: 0.86 -> 0.80 of static, batch 1: 0.79 -> 0.76, both
+options together against neither).
 
 The direct blocks were 8 x 16 (`block-width`) until 8 x 8 measured better on ResNet-18 with H/W
 dynamic (AMD EPYC, batch 8 at 224: 101 -> 94 ms per call, 3 alternated rounds; batch 1 13.2 ->
@@ -82,18 +83,19 @@ layers, unblocked) 414 -> 385 ms only, every conv 1.15x the static module; lower
 ones are (blocked direct convs up to 128 channels, im2col above) 343 against 330 for the wide
 ones alone.
 
-Covered: 1-D, 2-D and 3-D convolutions in any layout (`conv_layout`: torch's NCHW / OIHW,
-jax's NHWC / HWIO, anything else through transposes; im2col reads channels-last, so an NHWC
+Covered: 1-D, 2-D and 3-D convolutions in any layout (`conv_layout`: torch's NCHW / OIHW, jax's
+NHWC / HWIO, anything else through transposes; im2col reads channels-last, so an NHWC
 convolution with an HWIO kernel needs no transpose at all) with any stride, padding, dilation,
 lhs dilation (transposed convolution, as interior padding), and feature groups in 2-D (via
 `linalg.conv_2d_ngchw_gfchw`) and 1-D (the 2-D form over a unit height: wav2vec2's grouped
 positional conv), depthwise ones (one input channel per group, any channel multiplier) in 1-D
-and 2-D channels-last (`depthwise_conv_channels_last`); `reduce_window` whose body is one `maximum` or `add` over 1, 2
-or 3 axes beside two others, in any layout (`pooling_layout`: NCW / NCHW as linalg's
-channels-first pooling, NWC / NHWC / NDHWC as its channels-last one, other layouts between two
-transposes), with padding filled with the init value as StableHLO specifies. Any other form
-over a dynamic spatial dim (grouped 3-D convolution, a variadic reduce_window such as max
-pooling with indices) is reported with its location instead of being handed to IREE to fail on.
+and 2-D channels-last (`depthwise_conv_channels_last`); `reduce_window` whose body is one
+`maximum` or `add` over 1, 2 or 3 axes beside two others, in any layout (`pooling_layout`: NCW /
+NCHW as linalg's channels-first pooling, NWC / NHWC / NDHWC as its channels-last one, other
+layouts between two transposes), with padding filled with the init value as StableHLO specifies.
+Any other form over a dynamic spatial dim (grouped 3-D convolution, a variadic reduce_window
+such as max pooling with indices) is reported with its location instead of being handed to IREE
+to fail on.
 """
 
 from __future__ import annotations
@@ -222,11 +224,11 @@ def convert_stablehlo_convolution(op: ir.Operation, block_width: int = 1,
     most `direct_max_filters` filters is a direct convolution over the blocks instead
     (`conv_as_blocked_direct`), blocks of `direct_block_width` columns (0: `block_width`).
     With `depthwise_channels_last`, a 1-D or 2-D convolution with one input channel per group is
-    `depthwise_conv_channels_last`. With `wide_static_as_matmul`, an ungrouped convolution over static
-    spatial dims with more than `block_max_channels` input channels is an (unblocked) im2col
-    matmul too, and with `pointwise_static_as_matmul` one with a 1 x 1.. window (a strided one
-    reads every stride-th position: the im2col is a strided copy, the patch matrix no larger
-    than the input). Returns False for any other convolution."""
+    `depthwise_conv_channels_last`. With `wide_static_as_matmul`, an ungrouped convolution over
+    static spatial dims with more than `block_max_channels` input channels is an (unblocked)
+    im2col matmul too, and with `pointwise_static_as_matmul` one with a 1 x 1.. window (a
+    strided one reads every stride-th position: the im2col is a strided copy, the patch matrix
+    no larger than the input). Returns False for any other convolution."""
     x_perm, k_perm, y_perm = conv_layout(op)
     lhs_t = ir.RankedTensorType(op.operands[0].type)
     nsp = lhs_t.rank - 2
@@ -267,7 +269,8 @@ def convert_stablehlo_convolution(op: ir.Operation, block_width: int = 1,
             and all(d == 1 for d in lhs_dil)):
         new = depthwise_conv_channels_last(e, x, k, (x_perm, k_perm, y_perm), result_t, groups,
                                            (low, high), strides, rhs_dil, zero, zero_t)
-    elif groups == 1 and all(d == 1 for d in lhs_dil) and k_shape[k_perm[1]] * math.prod(window) > 1:
+    elif (groups == 1 and all(d == 1 for d in lhs_dil)
+          and k_shape[k_perm[1]] * math.prod(window) > 1):
         # im2col reads channels-last and multiplies by a `K.. x C x F` kernel: jax's NHWC input
         # and output with an HWIO kernel need no transpose at all.
         k = e.hlo_transpose(k, [*k_perm[2:], k_perm[1], k_perm[0]])
@@ -342,7 +345,8 @@ def depthwise_conv_channels_last(e: OpBuilder, x: ir.Value, k: ir.Value, layouts
                : (tensor<?x192x56x56xf32>, tensor<192x1x3x3xf32>) -> tensor<?x192x56x56xf32>
       ==>
         %kt = stablehlo.reshape (stablehlo.transpose %k, dims = [2, 3, 1, 0]) : 3x3x192
-        %p = stablehlo.pad (stablehlo.transpose %x, dims = [0, 2, 3, 1]), low = [0, 1, 1, 0], high = [0, 1, 1, 0]
+        %p = stablehlo.pad (stablehlo.transpose %x, dims = [0, 2, 3, 1]),
+               low = [0, 1, 1, 0], high = [0, 1, 1, 0]
         %y = linalg.depthwise_conv_2d_nhwc_hwc ins(%p, %kt) : ?x56x56x192
         %0 = stablehlo.transpose %y, dims = [0, 3, 1, 2]
 
@@ -369,8 +373,10 @@ def depthwise_conv_channels_last(e: OpBuilder, x: ir.Value, k: ir.Value, layouts
     y_shape = [result_t.shape[a] for a in y_cl]  # N x O.. x F
     out_t = ir.RankedTensorType.get(y_shape if m == 1 else y_shape[:-1] + [groups, m], elt)
     out = _filled(e, out_t, sizes + [None, None], zero)
-    named = {(1, False): linalg.depthwise_conv_1d_nwc_wc, (1, True): linalg.depthwise_conv_1d_nwc_wcm,
-             (2, False): linalg.depthwise_conv_2d_nhwc_hwc, (2, True): linalg.depthwise_conv_2d_nhwc_hwcm}
+    named = {(1, False): linalg.depthwise_conv_1d_nwc_wc,
+             (1, True): linalg.depthwise_conv_1d_nwc_wcm,
+             (2, False): linalg.depthwise_conv_2d_nhwc_hwc,
+             (2, True): linalg.depthwise_conv_2d_nhwc_hwcm}
     with e.loc, e.ip:
         y = named[nsp, m > 1](padded, kt, outs=[out], strides=strides, dilations=dilations)
         if m > 1:
@@ -1320,7 +1326,7 @@ class LowerDynamicWindowsForIree(Pass):
     wide_static_as_matmul: bool = True
     # ... and so is one with a 1 x 1.. window (ResNet's strided downsampling convs)
     pointwise_static_as_matmul: bool = True
-    # a depthwise 2-D convolution (over `?` dims) is channels-last linalg.depthwise_conv_2d_*
+    # a depthwise 1-D / 2-D convolution (over `?` dims) is channels-last linalg.depthwise_conv_*
     # (depthwise_conv_channels_last), not the grouped NCHW linalg.conv_2d_ngchw_gfchw
     depthwise_channels_last: bool = True
 

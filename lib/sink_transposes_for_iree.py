@@ -241,7 +241,8 @@ def _permuted_slice_operands(op: ir.Operation, attrs: dict, inv: list[int]) -> l
     static offsets / sizes / strides (in `attrs`) and their dynamic operands, which follow the
     static arrays' dynamic entries in axis order, permuted by `inv` (new axis j = old inv[j]):
 
-        %s = tensor.extract_slice %t[0, 256, 0] [%n, 256, %l] [1, 1, 1]   (%t = transpose %x [0, 2, 1])
+        %t = stablehlo.transpose %x, dims = [0, 2, 1]
+        %s = tensor.extract_slice %t[0, 256, 0] [%n, 256, %l] [1, 1, 1]
       ==>
         %s' = tensor.extract_slice %x[0, 0, 256] [%n, %l, 256] [1, 1, 1]
     """
