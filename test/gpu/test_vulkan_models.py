@@ -222,3 +222,36 @@ def test_vulkan_conv_layouts_dynamic_hw():
         x = torch.randn(*shape, generator=torch.Generator().manual_seed(shape[2]))
         with torch.no_grad():
             compare(cm(x), m(x), 1e-4, 1e-4)
+
+
+class DepthwiseConvs(torch.nn.Module):
+    """An inverted-residual block's 1x1 -> depthwise (2 filters per channel, stride 2) -> 1x1 and
+    a Conformer's 1-D depthwise conv: over `?` dims symhlo lowers the depthwise ones to linalg's
+    channels-last depthwise convs, which the SPIR-V path must compile too."""
+
+    def __init__(self):
+        super().__init__()
+        torch.manual_seed(0)
+        self.block = torch.nn.Sequential(
+            torch.nn.Conv2d(4, 8, 1), torch.nn.ReLU6(),
+            torch.nn.Conv2d(8, 16, 3, stride=2, padding=1, groups=8), torch.nn.Conv2d(16, 4, 1))
+        self.dw1 = torch.nn.Conv1d(6, 6, 5, padding=2, groups=6)
+
+    def forward(self, x, y):
+        return self.block(x), self.dw1(y)
+
+
+@pytest.mark.parametrize("hw", [False, True], ids=["batch-dynamic", "batch-hw-dynamic"])
+def test_vulkan_depthwise_convs(hw):
+    m = DepthwiseConvs().eval()
+    b = Dim("b", min=1, max=8)
+    dims = ({0: b, **({2: Dim("h", min=4, max=64), 3: Dim("w", min=4, max=64)} if hw else {})},
+            {0: b, 2: Dim("t", min=5, max=64)})
+    cm = symhlo.compile(m, (torch.randn(2, 4, 12, 10), torch.randn(2, 6, 20)), dynamic_shapes=dims,
+                        target="vulkan")
+    g = torch.Generator().manual_seed(3)
+    sizes = ((3, 17, 9, 33), (1, 30, 22, 7)) if hw else ((3, 12, 10, 33), (1, 12, 10, 7))
+    for n, h, w, t in sizes:
+        x, y = torch.randn(n, 4, h, w, generator=g), torch.randn(n, 6, t, generator=g)
+        with torch.no_grad():
+            compare(cm(x, y), m(x, y), 1e-4, 1e-4)
