@@ -95,12 +95,11 @@ def convert_torch_aten_slice_data_dependent(op: ir.Operation) -> bool:
         return False
     t, _ = builtin_type(x.type)
     result, _ = builtin_type(op.results[0].type)
-    axis_of = torch_constant(dim_v)
-    if axis_of is None or not is_dynamic(result.shape[axis_of]):
-        return False  # torch.export gave the result a size of its own: not a data-dependent one
     dim = torch_constant(dim_v)
+    if dim is None or not is_dynamic(result.shape[dim]):
+        return False  # torch.export gave the result a size of its own: not a data-dependent one
     step = torch_constant(step_v) if str(step_v.type) != "!torch.none" else 1
-    if dim is None or step != 1:
+    if step != 1:
         raise PassFailure("torch.aten.slice.Tensor with a data-dependent bound needs a constant "
                           "dimension and step 1",
                           [(str(op.location), f"dimension {dim}, step {step}")])

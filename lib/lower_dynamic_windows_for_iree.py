@@ -137,6 +137,21 @@ def _window_out_size(e: OpBuilder, padded: ir.Value, axis: int, window: int, str
     return e.index_op("arith.addi", size, e.const_index(1))
 
 
+def _pad_channels_last(e: OpBuilder, x_cl: ir.Value, zero_t: ir.Value, padding: tuple, window,
+                       strides, dilations) -> tuple[ir.Value, list]:
+    """The channels-last `N x S.. x C` input padded by (low, high + extra) on its spatial axes
+    (`extra`: columns / rows a blocked form reads past the op's own padding), and the output
+    sizes N, O.. as index values (`extra` adds no output positions)."""
+    low, high, extra = padding
+    nsp = len(window)
+    padded = e.hlo_pad(x_cl, zero_t, [0] + low + [0],
+                       [0] + [h + x for h, x in zip(high, extra)] + [0], [0] * (nsp + 2))
+    sizes = [e.tensor_dim(x_cl, 0)] + [
+        _window_out_size(e, padded, 1 + i, window[i], strides[i], dilations[i], extra[i])
+        for i in range(nsp)]
+    return padded, sizes
+
+
 def _scalar_const(e: OpBuilder, elt: ir.Type, value: float) -> tuple[ir.Value, ir.Value]:
     """(arith scalar, stablehlo 0-d tensor) holding `value`."""
     return e.constant(elt, value), e.hlo_scalar(value, elt)
@@ -294,11 +309,8 @@ def convert_stablehlo_convolution(op: ir.Operation, block_width: int = 1,
         extra = [0] * (nsp - 1) + [(block - 1) * strides[-1]]
         if rows:
             extra[0] = (rows - 1) * strides[0]
-        padded = e.hlo_pad(x_cl, zero_t, [0] + low + [0],
-                           [0] + [h + x for h, x in zip(high, extra)] + [0], [0] * (nsp + 2))
-        sizes = [e.tensor_dim(x_cl, 0)] + [
-            _window_out_size(e, padded, 1 + i, window[i], strides[i], rhs_dil[i], extra[i])
-            for i in range(nsp)]
+        padded, sizes = _pad_channels_last(e, x_cl, zero_t, (low, high, extra), window, strides,
+                                           rhs_dil)
         if direct:
             new, blocks = conv_as_blocked_direct(e, padded, k, result_t, y_cl, sizes, strides,
                                                  rhs_dil, block, rows)
@@ -366,9 +378,8 @@ def depthwise_conv_channels_last(e: OpBuilder, x: ir.Value, k: ir.Value, layouts
     kt = e.hlo_reshape(kt, window + ([groups] if m == 1 else [groups, m]))
     x_cl = e.hlo_transpose(x, _channels_last(x_perm))
     nsp = len(window)
-    padded = e.hlo_pad(x_cl, zero_t, [0] + low + [0], [0] + high + [0], [0] * (nsp + 2))
-    sizes = [e.tensor_dim(x_cl, 0)] + [
-        _window_out_size(e, padded, 1 + i, window[i], strides[i], dilations[i]) for i in range(nsp)]
+    padded, sizes = _pad_channels_last(e, x_cl, zero_t, (low, high, [0] * nsp), window, strides,
+                                       dilations)
     y_cl = _channels_last(y_perm)
     y_shape = [result_t.shape[a] for a in y_cl]  # N x O.. x F
     out_t = ir.RankedTensorType.get(y_shape if m == 1 else y_shape[:-1] + [groups, m], elt)
