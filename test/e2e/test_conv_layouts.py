@@ -67,14 +67,17 @@ def test_only_needed_transposes_are_left():
     assert [a for a in acts if a.count(",") == 3] == ["0, 2, 3, 1"], acts
     # the blocks of a convolution (all five: at most 128 channels and filters, direct over
     # 8 x 8 blocks) put back in order, channels last, where something other than the next
-    # convolution reads them: the stem's pooled blocks (read by the residual add too), the
-    # residual adds' inputs and the last conv's (its overlapping pool)
-    assert [a for a in acts if a.count(",") == 5] == ["0, 1, 3, 2, 4, 5"] * 4, acts
-    # the convolutions after the stem's pooling, after the first ReLU and after the Hardtanh
-    # gather their halos from those blocks (the block, row and column from the position:
-    # tensor.extract in a linalg.generic), not from a padded NHWC copy
+    # convolution reads them: the stem's pooled blocks (4 x 4: read by the residual add too),
+    # the first residual add's conv input (the other, those pooled blocks, lie on another
+    # grid) and the overlapping pool's pooled blocks. The second residual add and its ReLU run
+    # on the blocks (both operands are a conv's blocks: elementwise_on_blocks), so neither its
+    # conv's nor the Hardtanh'd blocks go back, and the pool gathers its windows from the sum's
+    assert [a for a in acts if a.count(",") == 5] == ["0, 1, 3, 2, 4, 5"] * 3, acts
+    # the convolutions after the stem's pooling, after the first ReLU and after the Hardtanh,
+    # and the overlapping pool, gather their halos from those blocks (the block, row and column
+    # from the position: tensor.extract in a linalg.generic), not from a padded NHWC copy
     gathers = re.findall(r"tensor\.extract %\S+\[%\S+, %\S+, %\S+, %\S+\] : tensor<\?x(\d+)x(\d+)x(\d+)xf32>", text)
-    assert gathers == [("4", "4", "8"), ("8", "8", "8"), ("8", "8", "40")], gathers
+    assert gathers == [("4", "4", "8"), ("8", "8", "8"), ("8", "8", "40"), ("8", "8", "40")], gathers
 
 
 class WideNet(nn.Module):
