@@ -1,4 +1,5 @@
 // RUN: symhlo-opt --symhlo-lower-dynamic-windows-for-iree="direct-block-width=16" --split-input-file %s | FileCheck %s
+// RUN: symhlo-opt --symhlo-lower-dynamic-windows-for-iree="direct-block-width=16 pool-taps-from-blocks=false" --split-input-file %s | FileCheck %s --check-prefix=WINDOWS
 
 // conv -> per-channel scale -> ReLU -> 2x2 max pool: the conv is a direct conv over 8 x 16
 // blocks, and the scale, the ReLU and the pooling move onto its `B x 8 x 16 x F` blocks (the
@@ -39,20 +40,37 @@ func.func @conv_scale_relu_pool(%arg0: tensor<?x3x?x?xf32>, %arg1: tensor<4x3x3x
 // -----
 
 // Overlapping windows (3 x 3, stride 2) read across the conv's blocks: the pooling is computed
-// in blocks of 8 x 16 pooled positions whose 17 x 33 input windows one linalg.generic gathers
-// from the conv's blocks (pool_over_gathered_blocks); only the pooled blocks go back to NHWC
-// (sliced) and to NCHW. The conv's blocks are not unblocked at all.
+// in blocks of 8 x 16 pooled positions, each the maximum of its window's nine taps, which one
+// linalg.generic reads from the conv's blocks (-inf outside H x W: the padding), starting from
+// the init value (pool_over_gathered_blocks, `_pool_taps`); only the pooled blocks go back to
+// NHWC (sliced) and to NCHW. The conv's blocks are not unblocked at all, nor the windows copied.
 // CHECK-LABEL: func @conv_overlapping_pool
 // CHECK:         %[[C:.*]] = linalg.conv_2d_nhwc_hwcf {{.*}} -> tensor<?x8x16x4xf32>
 // CHECK-NOT:     tensor.extract_slice
-// CHECK:         %[[H:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<?x?x?x17x33x4xf32>)
-// CHECK:           tensor.extract %[[C]]
-// CHECK:         %[[HC:.*]] = tensor.collapse_shape %[[H]] {{\[\[}}0, 1, 2], [3], [4], [5]] : tensor<?x?x?x17x33x4xf32> into tensor<?x17x33x4xf32>
-// CHECK:         %[[M:.*]] = linalg.pooling_nhwc_max {{.*}} strides = dense<2> {{.*}} ins(%[[HC]], %{{.*}} : tensor<?x17x33x4xf32>, tensor<3x3xf32>) outs(%{{.*}} : tensor<?x8x16x4xf32>)
-// CHECK:         tensor.expand_shape %[[M]]
+// CHECK:         %[[INIT:.*]] = tensor.extract %{{.*}}[] : tensor<f32>
+// CHECK:         %[[P:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<?x?x?x8x16x4xf32>)
+// CHECK:           %[[T0:.*]] = tensor.extract %[[C]]
+// CHECK:           %[[V0:.*]] = arith.select %{{.*}}, %[[T0]], %cst
+// CHECK:           %[[M0:.*]] = arith.maximumf %[[INIT]], %[[V0]]
+// CHECK-COUNT-8:   arith.maximumf
+// CHECK:           linalg.yield
+// CHECK:         %[[PC:.*]] = tensor.collapse_shape %[[P]] {{\[\[}}0, 1, 2], [3], [4], [5]] : tensor<?x?x?x8x16x4xf32> into tensor<?x8x16x4xf32>
+// CHECK-NOT:     linalg.pooling_nhwc_max
+// CHECK:         tensor.expand_shape %[[PC]]
 // CHECK:         %[[S:.*]] = tensor.extract_slice
 // CHECK:         stablehlo.transpose %[[S]], dims = [0, 3, 1, 2]
 // CHECK-NOT:     linalg.pooling_nchw_max
+// Without the taps: the 17 x 33 windows are gathered from the blocks and pooled.
+// WINDOWS-LABEL: func @conv_overlapping_pool
+// WINDOWS:         %[[C:.*]] = linalg.conv_2d_nhwc_hwcf {{.*}} -> tensor<?x8x16x4xf32>
+// WINDOWS-NOT:     tensor.extract_slice
+// WINDOWS:         %[[H:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<?x?x?x17x33x4xf32>)
+// WINDOWS:           tensor.extract %[[C]]
+// WINDOWS:         %[[HC:.*]] = tensor.collapse_shape %[[H]] {{\[\[}}0, 1, 2], [3], [4], [5]] : tensor<?x?x?x17x33x4xf32> into tensor<?x17x33x4xf32>
+// WINDOWS:         %[[M:.*]] = linalg.pooling_nhwc_max {{.*}} strides = dense<2> {{.*}} ins(%[[HC]], %{{.*}} : tensor<?x17x33x4xf32>, tensor<3x3xf32>) outs(%{{.*}} : tensor<?x8x16x4xf32>)
+// WINDOWS:         tensor.expand_shape %[[M]]
+// WINDOWS:         %[[S:.*]] = tensor.extract_slice
+// WINDOWS:         stablehlo.transpose %[[S]], dims = [0, 3, 1, 2]
 func.func @conv_overlapping_pool(%arg0: tensor<?x3x?x?xf32>, %arg1: tensor<4x3x3x3xf32>) -> tensor<?x4x?x?xf32> {
   %0 = stablehlo.convolution(%arg0, %arg1) dim_numbers = [b, f, 0, 1]x[o, i, 0, 1]->[b, f, 0, 1], window = {stride = [1, 1], pad = [[1, 1], [1, 1]], rhs_dilate = [1, 1]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<?x3x?x?xf32>, tensor<4x3x3x3xf32>) -> tensor<?x4x?x?xf32>
   %ninf = stablehlo.constant dense<0xFF800000> : tensor<f32>
