@@ -194,6 +194,11 @@ def test_wide_static_spatial_convs_as_matmuls(dynamic_batch):
     assert "stablehlo.convolution" not in iree_input
     assert iree_input.count("stablehlo.dot_general") == 4
     assert "stablehlo.convolution" in prog.text  # the portable artifact keeps the op
+    # static: the patch rows in groups of 16 (90 and 60 positions, the last group clamped),
+    # for IREE's row pack to fuse into the patch loop; not over a `?` batch, nor the 1-D conv's
+    # 54 rows (64 would be more than an eighth more)
+    grouped = ["6x16x3x3x160xf32", "6x16x1x1x136xf32", "4x16x1x1x24xf32", "4x16x3x144xf32"]
+    assert [f"tensor<{t}>" in iree_input for t in grouped] == [not dynamic_batch] * 3 + [False]
     cm = symhlo.compile(m, args, dynamic_shapes=dims)
     for n in ((1, 3, 16) if dynamic_batch else (3,)):
         a = _wide_inputs(n)

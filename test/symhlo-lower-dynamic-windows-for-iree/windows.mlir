@@ -1,4 +1,5 @@
 // RUN: symhlo-opt --pass-pipeline='builtin.module(symhlo-lower-dynamic-windows-for-iree{block-width=1})' --split-input-file --verify-diagnostics %s | FileCheck %s
+// RUN: symhlo-opt --pass-pipeline='builtin.module(symhlo-lower-dynamic-windows-for-iree{block-width=1 im2col-row-group=0})' --split-input-file --verify-diagnostics %s | FileCheck %s --check-prefix=OFF
 
 // Convolutions and pooling over `?` spatial dims -> stablehlo.pad + linalg, with the output
 // extents computed from the padded input: (padded - dilation*(window-1) - 1) / stride + 1.
@@ -86,6 +87,28 @@ func.func @conv2d_wide_static_spatial(%arg0: tensor<?x160x4x4xf32>, %arg1: tenso
 func.func @conv2d_wide_all_static(%arg0: tensor<2x160x4x4xf32>, %arg1: tensor<4x160x3x3xf32>) -> tensor<2x4x2x2xf32> {
   %0 = stablehlo.convolution(%arg0, %arg1) dim_numbers = [b, f, 0, 1]x[o, i, 0, 1]->[b, f, 0, 1], window = {stride = [1, 1], pad = [[0, 0], [0, 0]], rhs_dilate = [1, 1]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<2x160x4x4xf32>, tensor<4x160x3x3xf32>) -> tensor<2x4x2x2xf32>
   return %0 : tensor<2x4x2x2xf32>
+}
+
+// -----
+
+// A static result whose 196 positions fill 13 groups of 16 rows (208, at most an eighth more):
+// the patch rows are grouped by 16 (option im2col-row-group), read at position
+// min(g * 16 + t, 195) = (n, oh, ow) by division, so that IREE's pack of the matmul rows fuses
+// into the patch loop; the 12 surplus rows are sliced off the product.
+// CHECK-LABEL: func @conv2d_wide_static_row_groups
+// CHECK:         %[[P:.*]] = linalg.generic {{.*}} outs(%{{.*}} : tensor<13x16x3x3x144xf32>)
+// CHECK:           %[[M:.*]] = arith.minsi %{{.*}}, %c195
+// CHECK:           arith.remui %[[M]], %c14
+// CHECK:           tensor.extract
+// CHECK:         tensor.collapse_shape %[[P]] {{.*}} into tensor<208x1296xf32>
+// CHECK:         %[[Y:.*]] = stablehlo.dot_general {{.*}} -> tensor<208x4xf32>
+// CHECK:         %[[S:.*]] = tensor.extract_slice %[[Y]][0, 0] [196, 4]
+// CHECK:         tensor.expand_shape %[[S]] {{.*}} into tensor<1x14x14x4xf32>
+// OFF-LABEL: func @conv2d_wide_static_row_groups
+// OFF:         linalg.generic {{.*}} outs(%{{.*}} : tensor<1x14x14x3x3x144xf32>)
+func.func @conv2d_wide_static_row_groups(%arg0: tensor<1x144x16x16xf32>, %arg1: tensor<4x144x3x3xf32>) -> tensor<1x4x14x14xf32> {
+  %0 = stablehlo.convolution(%arg0, %arg1) dim_numbers = [b, f, 0, 1]x[o, i, 0, 1]->[b, f, 0, 1], window = {stride = [1, 1], pad = [[0, 0], [0, 0]], rhs_dilate = [1, 1]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<1x144x16x16xf32>, tensor<4x144x3x3xf32>) -> tensor<1x4x14x14xf32>
+  return %0 : tensor<1x4x14x14xf32>
 }
 
 // -----
