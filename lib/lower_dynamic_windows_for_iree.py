@@ -235,31 +235,28 @@ def _static_as_matmul(op: ir.Operation, k_perm: list[int], nsp: int, max_channel
             and all(d == 1 for d in _i64s(op, "lhs_dilation", nsp, 1)) and not reversal)
 
 
-def convert_stablehlo_convolution(op: ir.Operation, block_width: int = 1,
-                                  block_max_channels: int = 0, direct_max_filters: int = 0,
-                                  block_rows: int = 0, blocked_outputs: list | None = None,
-                                  wide_static_as_matmul: bool = False,
-                                  pointwise_static_as_matmul: bool = False,
-                                  direct_block_width: int = 0,
-                                  depthwise_channels_last: bool = False,
-                                  row_group: int = 0) -> bool:
+def convert_stablehlo_convolution(op: ir.Operation, options: "LowerDynamicWindowsForIree",
+                                  blocked_outputs: list | None = None) -> bool:
     """stablehlo.convolution over `?` spatial dims, in any layout -> stablehlo.pad + im2col matmul
     or linalg.conv_{1d_ncw_fcw, 2d_nchw_fchw, 3d_ncdhw_fcdhw, 2d_ngchw_gfchw} between transposes
     to and from the canonical layout; also a grouped convolution whose only `?` dim is the batch
     (IREE 3.13 fails to legalize those too: depthwise convs of MobileViT, SegFormer, ConvNeXt V2
-    with a dynamic batch). The im2col form computes a `?` last output axis in blocks of
-    `block_width` positions when there are at most `block_max_channels` input channels and the
-    op pads its last spatial axis (see conv_as_im2col_matmul); a blocked 2-D convolution with at
-    most `direct_max_filters` filters is a direct convolution over the blocks instead
-    (`conv_as_blocked_direct`), blocks of `direct_block_width` columns (0: `block_width`).
-    With `depthwise_channels_last`, a 1-D or 2-D convolution with one input channel per group is
+    with a dynamic batch). `options` (the pass's): the im2col form computes a `?` last output
+    axis in blocks of `block_width` positions when there are at most `block_max_channels` input
+    channels and the op pads its last spatial axis (see conv_as_im2col_matmul); a blocked 2-D
+    convolution with at most `direct_max_filters` filters is a direct convolution over the
+    blocks instead (`conv_as_blocked_direct`; its result and blocks are appended to
+    `blocked_outputs`), blocks of `direct_block_width` columns (0: `block_width`). With
+    `depthwise_channels_last`, a 1-D or 2-D convolution with one input channel per group is
     `depthwise_conv_channels_last`. With `wide_static_as_matmul`, an ungrouped convolution over
     static spatial dims with more than `block_max_channels` input channels is an (unblocked)
     im2col matmul too, and with `pointwise_static_as_matmul` one with a 1 x 1.. window (a
     strided one reads every stride-th position: the im2col is a strided copy, the patch matrix
     no larger than the input). An unblocked im2col with a static result groups its patch rows
-    by `row_group` (conv_as_row_group_im2col). Returns False for any other
+    by `im2col_row_group` (conv_as_row_group_im2col). Returns False for any other
     convolution."""
+    block_width, block_max_channels = options.block_width, options.block_max_channels
+    block_rows, direct_block_width = options.block_rows, options.direct_block_width
     x_perm, k_perm, y_perm = conv_layout(op)
     lhs_t = ir.RankedTensorType(op.operands[0].type)
     nsp = lhs_t.rank - 2
@@ -267,8 +264,8 @@ def convert_stablehlo_convolution(op: ir.Operation, block_width: int = 1,
     grouped_dynamic_batch = groups != 1 and any(is_dynamic(d) for d in lhs_t.shape)
     dynamic_spatial = _dynamic_spatial(op, x_perm[2:])
     static_matmul = (not dynamic_spatial and _static_as_matmul(
-        op, k_perm, nsp, block_max_channels if wide_static_as_matmul else math.inf,
-        pointwise_static_as_matmul))
+        op, k_perm, nsp, block_max_channels if options.wide_static_as_matmul else math.inf,
+        options.pointwise_static_as_matmul))
     if not dynamic_spatial and not grouped_dynamic_batch and not static_matmul:
         return False
     if ir.IntegerAttr(op.attributes["batch_group_count"]).value != 1:
@@ -296,8 +293,8 @@ def convert_stablehlo_convolution(op: ir.Operation, block_width: int = 1,
     zero, zero_t = _scalar_const(e, elt, 0.0)
     # A contraction over a single element (one channel, a 1x1.. kernel) keeps the named op: as
     # a ? x 1 by 1 x F dot_general, IREE 3.13 made it a dynamic_reshape it cannot legalize.
-    if (depthwise_channels_last and groups != 1 and nsp in (1, 2) and k_shape[k_perm[1]] == 1
-            and all(d == 1 for d in lhs_dil)):
+    if (options.depthwise_channels_last and groups != 1 and nsp in (1, 2)
+            and k_shape[k_perm[1]] == 1 and all(d == 1 for d in lhs_dil)):
         new = depthwise_conv_channels_last(e, x, k, (x_perm, k_perm, y_perm), result_t, groups,
                                            (low, high), strides, rhs_dil, zero, zero_t)
     elif (groups == 1 and all(d == 1 for d in lhs_dil)
@@ -314,7 +311,7 @@ def convert_stablehlo_convolution(op: ir.Operation, block_width: int = 1,
         # workgroup count hint in terms of workload ordinals").
         blocked = (block_width > 1 and is_dynamic(y_cl_t.shape[nsp])
                    and k_shape[k_perm[1]] <= block_max_channels and (low[-1] or high[-1]))
-        direct = blocked and nsp == 2 and k_shape[k_perm[0]] <= direct_max_filters
+        direct = blocked and nsp == 2 and k_shape[k_perm[0]] <= options.direct_max_filters
         block = (direct_block_width or block_width) if direct else block_width if blocked else 1
         # The direct form also computes a `?` height in blocks of `block_rows` (where it pads
         # the height anyway, as for the columns).
@@ -333,10 +330,10 @@ def convert_stablehlo_convolution(op: ir.Operation, block_width: int = 1,
             if blocked_outputs is not None:
                 blocked_outputs.append((new, blocks))
         else:
-            if row_group > 1 and block == 1 and k_shape[k_perm[0]] > 1 and _few_surplus_rows(
-                    y_cl_t, row_group):
-                new = conv_as_row_group_im2col(e, padded, k, y_cl_t, sizes, strides, rhs_dil,
-                                               row_group)
+            group = options.im2col_row_group
+            if group > 1 and block == 1 and k_shape[k_perm[0]] > 1 and _few_surplus_rows(
+                    y_cl_t, group):
+                new = conv_as_row_group_im2col(e, padded, k, y_cl_t, strides, rhs_dil, group)
             else:
                 new = conv_as_im2col_matmul(e, padded, k, y_cl_t, sizes, strides, rhs_dil, block)
             new = e.hlo_transpose(new, inverse_perm(y_cl))
@@ -521,14 +518,13 @@ def _few_surplus_rows(y_t: ir.RankedTensorType, group: int) -> bool:
 
 
 def conv_as_row_group_im2col(e: OpBuilder, padded: ir.Value, k: ir.Value,
-                             result_t: ir.RankedTensorType, sizes: list, strides, dilations,
+                             result_t: ir.RankedTensorType, strides, dilations,
                              group: int) -> ir.Value:
-    """im2col + matmul (as conv_as_im2col_matmul) with the patch rows in groups of `group`: the
-    patches are `G x group x K.. x C`
-    (G = ceil(M / group) for the M = N * prod(O..) output positions), one linalg.generic
-    reading row m = g * group + t (the last group's surplus clamped to M - 1) at
-    (m / prod(O..), (m / ..) % O.., ..) * stride + k * dilation; the matmul's rows past M are
-    sliced off:
+    """im2col + matmul (as conv_as_im2col_matmul) with a static result and the patch rows in
+    groups of `group`: the patches are `G x group x K.. x C` (G = ceil(M / group) for the
+    M = N * prod(O..) output positions), one linalg.generic reading row m = g * group + t (the
+    last group's surplus clamped to M - 1) at (m / prod(O..), (m / ..) % O.., ..) * stride +
+    k * dilation; the matmul's rows past M are sliced off:
 
         patches = linalg.generic : G x 16 x KH x KW x C      (tensor.extract of %padded)
         y = collapse(patches) : (G*16) x (KH*KW*C)  dot  reshape(kernel) : (KH*KW*C) x F
@@ -539,58 +535,45 @@ def conv_as_row_group_im2col(e: OpBuilder, padded: ir.Value, k: ir.Value,
     loop, as in the `block`ed form of conv_as_im2col_matmul but without its surplus columns: a
     14 x 14 or 7 x 7 map is not a whole number of tiles wide, so the flat patch matrix was
     copied again by a pack dispatch of its own (ResNet-18's 256- and 512-channel layers, static,
-    batch 8, AMD EPYC: 11.9 -> 4.6 and 4.8 -> 2.4 ms CPU per call). Written for a `?` batch
-    too, but not used there (`_few_surplus_rows`): IREE 3.13's code for the fused patch loop over
-    a `?` row count was 2-8x the unfused one (ResNet-18 batch-only at batch 8: 11.0 and 17.0 ms
-    CPU against 9.7 and 3.9)."""
+    batch 8, AMD EPYC: 11.9 -> 4.6 and 4.8 -> 2.4 ms CPU per call). Not over a `?` batch: IREE
+    3.13's code for the fused patch loop over a `?` row count was 2-8x the unfused one
+    (ResNet-18 batch-only at batch 8: 11.0 and 17.0 ms CPU against 9.7 and 3.9)."""
     p_t, k_t = ir.RankedTensorType(padded.type), ir.RankedTensorType(k.type)
     elt = result_t.element_type
     nsp = p_t.rank - 2
     c = p_t.shape[-1]
     f, window = k_t.shape[-1], list(k_t.shape[:-2])
-    dyn = ir.ShapedType.get_dynamic_size()
     kk = math.prod(window)
     out_sp = list(result_t.shape[1:-1])
-    n = result_t.shape[0]
-    static_m = None if is_dynamic(n) else n * math.prod(out_sp)
-    m = e.index_op("arith.muli", sizes[0], e.const_index(math.prod(out_sp))) if static_m is None \
-        else e.const_index(static_m)
-    gs = dyn if static_m is None else -(-static_m // group)
-    patches_t = ir.RankedTensorType.get([gs, group] + window + [c], elt)
-    empty = e.tensor_empty(patches_t, [e.ceil_div(m, group)] if static_m is None else [])
+    m = math.prod(result_t.shape[:-1])
+    groups = -(-m // group)
+    patches_t = ir.RankedTensorType.get([groups, group] + window + [c], elt)
     rank = patches_t.rank
     par = ir.Attribute.parse("#linalg.iterator_type<parallel>")
-    gen = linalg.GenericOp([patches_t], [], [empty],
+    gen = linalg.GenericOp([patches_t], [], [e.tensor_empty(patches_t, [])],
                            ir.ArrayAttr.get([ir.AffineMapAttr.get(ir.AffineMap.get_identity(rank))]),
                            ir.ArrayAttr.get([par] * rank), loc=e.loc, ip=e.ip)
     body = gen.regions[0].blocks.append(elt)
     b = OpBuilder(ip=ir.InsertionPoint(body), loc=e.loc)
     ix = [b.linalg_index(d) for d in range(rank)]
     pos = b.index_op("arith.addi", b.index_op("arith.muli", ix[0], b.const_index(group)), ix[1])
-    last = (b.index_op("arith.subi", m, b.const_index(1)) if static_m is None
-            else b.const_index(static_m - 1))
-    pos = b.index_op("arith.minsi", pos, last)
+    pos = b.index_op("arith.minsi", pos, b.const_index(m - 1))
     read = [None] * nsp
     for i in reversed(range(nsp)):
         o = b.index_op("arith.remui", pos, b.const_index(out_sp[i]))
         pos = b.index_op("arith.divui", pos, b.const_index(out_sp[i]))
         read[i] = b.index_op("arith.addi", b.index_op("arith.muli", o, b.const_index(strides[i])),
                              b.index_op("arith.muli", ix[2 + i], b.const_index(dilations[i])))
-    elem = b.tensor_extract(padded, [pos] + read + [ix[-1]])
     with b.loc, b.ip:
-        linalg.YieldOp([elem])
-    nrows = dyn if static_m is None else gs * group
+        linalg.YieldOp([b.tensor_extract(padded, [pos] + read + [ix[-1]])])
     rows = e.collapse_shape(gen.results[0], [[0, 1], list(range(2, rank))],
-                            ir.RankedTensorType.get([nrows, kk * c], elt))
+                            ir.RankedTensorType.get([groups * group, kk * c], elt))
     w2 = e.value("stablehlo.reshape", [ir.RankedTensorType.get([kk * c, f], elt)], [k])
-    mm = e.value("stablehlo.dot_general", [ir.RankedTensorType.get([nrows, f], elt)], [rows, w2],
-                 {"dot_dimension_numbers": dot_numbers([1], [0])})
-    mm = e.extract_slice(mm, [0, 0], [m if static_m is None else static_m, f])
-    full_shape = [n] + out_sp + [f]
+    mm = e.value("stablehlo.dot_general", [ir.RankedTensorType.get([groups * group, f], elt)],
+                 [rows, w2], {"dot_dimension_numbers": dot_numbers([1], [0])})
     with e.loc, e.ip:
-        return tensor.expand_shape(ir.RankedTensorType.get(full_shape, elt), mm,
-                                   [list(range(nsp + 1)), [nsp + 1]],
-                                   [sizes[0]] if static_m is None else [], full_shape)
+        return tensor.expand_shape(result_t, e.extract_slice(mm, [0, 0], [m, f]),
+                                   [list(range(nsp + 1)), [nsp + 1]], [], list(result_t.shape))
 
 
 def conv_as_blocked_direct(e: OpBuilder, padded: ir.Value, k: ir.Value, result_t: ir.RankedTensorType,
@@ -1590,15 +1573,7 @@ class LowerDynamicWindowsForIree(Pass):
 
     def run(self, module: ir.Module) -> None:
         converters = {"stablehlo.convolution":
-                      lambda op: convert_stablehlo_convolution(op, self.block_width,
-                                                               self.block_max_channels,
-                                                               self.direct_max_filters,
-                                                               self.block_rows, blocked,
-                                                               self.wide_static_as_matmul,
-                                                               self.pointwise_static_as_matmul,
-                                                               self.direct_block_width,
-                                                               self.depthwise_channels_last,
-                                                               self.im2col_row_group),
+                      lambda op: convert_stablehlo_convolution(op, self, blocked),
                       "stablehlo.reduce_window":
                       lambda op: (pool_over_conv_blocks(op, blocked)
                                   or convert_stablehlo_reduce_window(op))}
