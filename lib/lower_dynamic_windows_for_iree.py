@@ -549,13 +549,7 @@ def conv_as_row_group_im2col(e: OpBuilder, padded: ir.Value, k: ir.Value,
     groups = -(-m // group)
     patches_t = ir.RankedTensorType.get([groups, group] + window + [c], elt)
     rank = patches_t.rank
-    par = ir.Attribute.parse("#linalg.iterator_type<parallel>")
-    gen = linalg.GenericOp([patches_t], [], [e.tensor_empty(patches_t, [])],
-                           ir.ArrayAttr.get([ir.AffineMapAttr.get(ir.AffineMap.get_identity(rank))]),
-                           ir.ArrayAttr.get([par] * rank), loc=e.loc, ip=e.ip)
-    body = gen.regions[0].blocks.append(elt)
-    b = OpBuilder(ip=ir.InsertionPoint(body), loc=e.loc)
-    ix = [b.linalg_index(d) for d in range(rank)]
+    patches, b, ix = _index_generic(e, e.tensor_empty(patches_t, []))
     pos = b.index_op("arith.addi", b.index_op("arith.muli", ix[0], b.const_index(group)), ix[1])
     pos = b.index_op("arith.minsi", pos, b.const_index(m - 1))
     read = [None] * nsp
@@ -566,7 +560,7 @@ def conv_as_row_group_im2col(e: OpBuilder, padded: ir.Value, k: ir.Value,
                              b.index_op("arith.muli", ix[2 + i], b.const_index(dilations[i])))
     with b.loc, b.ip:
         linalg.YieldOp([b.tensor_extract(padded, [pos] + read + [ix[-1]])])
-    rows = e.collapse_shape(gen.results[0], [[0, 1], list(range(2, rank))],
+    rows = e.collapse_shape(patches, [[0, 1], list(range(2, rank))],
                             ir.RankedTensorType.get([groups * group, kk * c], elt))
     w2 = e.value("stablehlo.reshape", [ir.RankedTensorType.get([kk * c, f], elt)], [k])
     mm = e.value("stablehlo.dot_general", [ir.RankedTensorType.get([groups * group, f], elt)],
@@ -1236,13 +1230,9 @@ def _pad_amounts(pad: ir.Operation) -> tuple[list[int], ir.Attribute]:
             ir.DenseElementsAttr(defining_op(pad.operands[1]).attributes["value"]).get_splat_value())
 
 
-def _gather(e: OpBuilder, out: ir.Value, at_map: ir.AffineMap, low: list[int], fill: ir.Attribute,
-            sizes: list, read) -> ir.Value:
-    """A linalg.generic filling `out` (`N x .. x C` blocks) with a channels-last input padded
-    by `low` (and past its end) with `fill`, read at `at_map` (its four results: n, the padded
-    row and column, c), without materializing the padded input: each element's position (y, x)
-    in the input (of `sizes` H, W) yields `read(b, n, y, x, c)` inside it, `fill` outside (y, x
-    clamped to 0 there, so `read` may index with them)."""
+def _index_generic(e: OpBuilder, out: ir.Value) -> tuple[ir.Value, OpBuilder, list]:
+    """An all-parallel linalg.generic writing `out` from no inputs (its body reads by position):
+    (its result, a builder in its body, the body's linalg.index values)."""
     out_t = ir.RankedTensorType(out.type)
     rank = out_t.rank
     par = ir.Attribute.parse("#linalg.iterator_type<parallel>")
@@ -1251,24 +1241,40 @@ def _gather(e: OpBuilder, out: ir.Value, at_map: ir.AffineMap, low: list[int], f
                            ir.ArrayAttr.get([par] * rank), loc=e.loc, ip=e.ip)
     body = gen.regions[0].blocks.append(out_t.element_type)
     b = OpBuilder(ip=ir.InsertionPoint(body), loc=e.loc)
-    idx, i1 = ir.IndexType.get(), ir.IntegerType.get_signless(1)
-    index = [b.linalg_index(d) for d in range(rank)]
-    n, ph, pw, c = [b.value("affine.apply", [idx], index,
-                            {"map": ir.AffineMapAttr.get(ir.AffineMap.get(rank, 0, [r]))})
-                    for r in at_map.results]
-    zero = b.const_index(0)
-    y = b.index_op("arith.subi", ph, b.const_index(low[1]))
-    x = b.index_op("arith.subi", pw, b.const_index(low[2]))
-    conds = [b.cmpi("sge", y, zero), b.cmpi("slt", y, sizes[0]),
-             b.cmpi("sge", x, zero), b.cmpi("slt", x, sizes[1])]
-    inside = conds[0]
-    for cond in conds[1:]:
+    return gen.results[0], b, [b.linalg_index(d) for d in range(rank)]
+
+
+def _read_inside(b: OpBuilder, read, n: ir.Value, y: ir.Value, x: ir.Value, c: ir.Value,
+                 sizes: list, outside: ir.Value) -> ir.Value:
+    """`read(b, n, y, x, c)` where (y, x) lies inside the H x W `sizes`, `outside` elsewhere
+    (y and x clamped to 0 there, so that `read` may index with them)."""
+    i1, zero = ir.IntegerType.get_signless(1), b.const_index(0)
+    inside = b.cmpi("sge", y, zero)
+    for cond in (b.cmpi("slt", y, sizes[0]), b.cmpi("sge", x, zero), b.cmpi("slt", x, sizes[1])):
         inside = b.value("arith.andi", [i1], [inside, cond])
     elem = read(b, n, b.arith_select(inside, y, zero), b.arith_select(inside, x, zero), c)
+    return b.arith_select(inside, elem, outside)
+
+
+def _gather(e: OpBuilder, out: ir.Value, at_map: ir.AffineMap, low: list[int], fill: ir.Attribute,
+            sizes: list, read) -> ir.Value:
+    """A linalg.generic filling `out` (`N x .. x C` blocks) with a channels-last input padded
+    by `low` (and past its end) with `fill`, read at `at_map` (its four results: n, the padded
+    row and column, c), without materializing the padded input: each element's position (y, x)
+    in the input (of `sizes` H, W) yields `read(b, n, y, x, c)` inside it, `fill` outside (y, x
+    clamped to 0 there, so `read` may index with them)."""
+    result, b, index = _index_generic(e, out)
+    rank = len(index)
+    n, ph, pw, c = [b.value("affine.apply", [ir.IndexType.get()], index,
+                            {"map": ir.AffineMapAttr.get(ir.AffineMap.get(rank, 0, [r]))})
+                    for r in at_map.results]
+    y = b.index_op("arith.subi", ph, b.const_index(low[1]))
+    x = b.index_op("arith.subi", pw, b.const_index(low[2]))
+    outside = b.value("arith.constant", [ir.RankedTensorType(out.type).element_type], [],
+                      {"value": fill})
     with b.loc, b.ip:
-        linalg.YieldOp([b.arith_select(inside, elem, b.value("arith.constant", [out_t.element_type],
-                                                             [], {"value": fill}))])
-    return gen.results[0]
+        linalg.YieldOp([_read_inside(b, read, n, y, x, c, sizes, outside)])
+    return result
 
 
 def _pool_taps(e: OpBuilder, out: ir.Value, rows: int, block: int, window: list, strides: list,
@@ -1279,38 +1285,24 @@ def _pool_taps(e: OpBuilder, out: ir.Value, rows: int, block: int, window: list,
     materializing the windows: each pooled position reduces (`combine`, from `init`) its
     window's taps, `read(b, n, y, x, c)` at each (y, x) inside the input (of `sizes` H, W),
     `fill` outside (y, x clamped to 0 there, as in `_gather`)."""
-    out_t = ir.RankedTensorType(out.type)
-    rank = out_t.rank
-    par = ir.Attribute.parse("#linalg.iterator_type<parallel>")
-    gen = linalg.GenericOp([out_t], [], [out],
-                           ir.ArrayAttr.get([ir.AffineMapAttr.get(ir.AffineMap.get_identity(rank))]),
-                           ir.ArrayAttr.get([par] * rank), loc=e.loc, ip=e.ip)
-    elt = out_t.element_type
-    body = gen.regions[0].blocks.append(elt)
-    b = OpBuilder(ip=ir.InsertionPoint(body), loc=e.loc)
-    i1 = ir.IntegerType.get_signless(1)
-    n, rb, ob, i, j, c = [b.linalg_index(d) for d in range(rank)]
+    result, b, (n, rb, ob, i, j, c) = _index_generic(e, out)
+    elt = ir.RankedTensorType(out.type).element_type
     # the window's first row and column in the padded input
     y0 = b.index_op("arith.addi", b.index_op("arith.muli", rb, b.const_index(rows * strides[0])),
                     b.index_op("arith.muli", i, b.const_index(strides[0])))
     x0 = b.index_op("arith.addi", b.index_op("arith.muli", ob, b.const_index(block * strides[1])),
                     b.index_op("arith.muli", j, b.const_index(strides[1])))
-    zero = b.const_index(0)
     with b.loc, b.ip:
         outside = b.value("arith.constant", [elt], [], {"value": fill})
     acc = init
     for ky in range(window[0]):
         y = b.index_op("arith.addi", y0, b.const_index(ky * dilations[0] - low[1]))
-        y_in = b.value("arith.andi", [i1], [b.cmpi("sge", y, zero), b.cmpi("slt", y, sizes[0])])
         for kx in range(window[1]):
             x = b.index_op("arith.addi", x0, b.const_index(kx * dilations[1] - low[2]))
-            inside = b.value("arith.andi", [i1], [y_in, b.value(
-                "arith.andi", [i1], [b.cmpi("sge", x, zero), b.cmpi("slt", x, sizes[1])])])
-            elem = read(b, n, b.arith_select(inside, y, zero), b.arith_select(inside, x, zero), c)
-            acc = b.value(combine, [elt], [acc, b.arith_select(inside, elem, outside)])
+            acc = b.value(combine, [elt], [acc, _read_inside(b, read, n, y, x, c, sizes, outside)])
     with b.loc, b.ip:
         linalg.YieldOp([acc])
-    return gen.results[0]
+    return result
 
 
 def pool_over_gathered_blocks(pool: ir.Operation, rows: int, block: int,
