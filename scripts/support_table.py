@@ -499,12 +499,13 @@ ROWS: tuple[Row, ...] = (
     Row("model", "ResNet-style CNN",
         "conv, batch_norm, residual, max pool, adaptive avg pool; `?` batch and H/W (or W "
         "alone); run channels-last for IREE with only the input's NCHW transpose left, a conv "
-        "after another gathering its halos from that one's blocks",
+        "after another gathering its halos from that one's blocks, residual adds on the blocks",
         ("test_cnn_models.py::test_resnet_dynamic_batch_and_hw",
          "test_conv_layouts.py::test_layout_net_matches_eager",
          "test_conv_layouts.py::test_only_needed_transposes_are_left",
          "test_conv_layouts.py::test_halos_from_column_blocks_over_a_dynamic_width",
-         "test_conv_layouts.py::test_overlapping_pool_over_windows_gathered_from_conv_blocks")),
+         "test_conv_layouts.py::test_overlapping_pool_over_windows_gathered_from_conv_blocks",
+         "test_conv_layouts.py::test_residual_add_over_column_blocks")),
     Row("model", "U-Net-style CNN",
         "pooling, nearest / bilinear upsampling, skip concats; H/W as derived dims `4*h`; "
         "a one-class (single-filter) head",

@@ -136,3 +136,38 @@ def test_overlapping_pool_over_windows_gathered_from_conv_blocks():
     check_model("stem", StemNet(), example, _dims(),
                 [(torch.randn(1, 3, 16, 16),), (torch.randn(2, 3, 37, 53),), (torch.randn(3, 3, 90, 41),)],
                 rtol=1e-4, atol=1e-4)
+
+
+class ColumnResidual(nn.Module):
+    """Static height, `?` width: a residual add and ReLU between direct convs over whole columns
+    of 8 (no row blocks, the blocks' height the map's)."""
+
+    def __init__(self):
+        super().__init__()
+        torch.manual_seed(0)
+        self.a = nn.Conv2d(3, 8, 3, padding=1)
+        self.b = nn.Conv2d(8, 8, 3, padding=1)
+        self.c = nn.Conv2d(8, 4, 3, padding=1)
+
+    def forward(self, x):
+        y = torch.relu(self.a(x))
+        y = torch.relu(self.b(y) + y)
+        return self.c(y)
+
+
+def test_residual_add_over_column_blocks():
+    """The residual add of two convs' column blocks runs on the blocks (elementwise_on_blocks),
+    and the last conv gathers its halos from the sum's blocks; the numbers at widths that leave
+    partial blocks."""
+    dims = ({0: Dim("b", min=1, max=8), 3: Dim("w", min=16, max=256)},)
+    example = (torch.randn(2, 3, 12, 40),)
+    text = prepare_for_iree(symhlo.export(ColumnResidual().eval(), example, dynamic_shapes=dims).text)
+    residual = re.findall(r"stablehlo\.add %\S+, %\S+ : tensor<\?x12x8x8xf32>", text)
+    assert len(residual) == 3, residual  # the two biases and the residual add, all on blocks
+    assert "stablehlo.add" not in re.sub(r"stablehlo\.add %\S+, %\S+ : tensor<\?x12x8x[48]xf32>",
+                                         "", text)
+    gathers = re.findall(r"tensor\.extract %\S+\[%\S+, %\S+, %\S+, %\S+\] : tensor<\?x(\d+)x(\d+)x(\d+)xf32>", text)
+    assert gathers == [("12", "8", "8"), ("12", "8", "8")], gathers
+    check_model("column residual", ColumnResidual(), example, dims,
+                [(torch.randn(1, 3, 12, 16),), (torch.randn(3, 3, 12, 37),), (torch.randn(2, 3, 12, 70),)],
+                rtol=1e-4, atol=1e-4)
