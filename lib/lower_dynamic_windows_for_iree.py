@@ -414,6 +414,24 @@ def depthwise_conv_channels_last(e: OpBuilder, x: ir.Value, k: ir.Value, layouts
     return e.hlo_transpose(y, inverse_perm(y_cl))
 
 
+def _rows_times_kernel(e: OpBuilder, rows: ir.Value, k: ir.Value) -> ir.Value:
+    """The `M x (K..*C)` patch rows times the `K.. x C x F` kernel: `M x F`."""
+    rows_t, k_t = ir.RankedTensorType(rows.type), ir.RankedTensorType(k.type)
+    elt, f = rows_t.element_type, k_t.shape[-1]
+    w2 = e.value("stablehlo.reshape", [ir.RankedTensorType.get([rows_t.shape[1], f], elt)], [k])
+    mm_t = ir.RankedTensorType.get([rows_t.shape[0], f], elt)
+    if f == 1:
+        # One filter (a one-class segmentation head): IREE 3.13 turns a `? x K` by `K x 1`
+        # dot_general into a matrix-vector product through a `stablehlo.reshape` to `?x1`,
+        # which it then rejects as not statically shaped; linalg.matmul is taken as is.
+        zero = e.constant(elt, 0.0)
+        with e.loc, e.ip:
+            out = _filled(e, mm_t, [e.tensor_dim(rows, 0), None], zero)
+            return linalg.matmul(rows, w2, outs=[out])
+    return e.value("stablehlo.dot_general", [mm_t], [rows, w2],
+                   {"dot_dimension_numbers": dot_numbers([1], [0])})
+
+
 def conv_as_im2col_matmul(e: OpBuilder, padded: ir.Value, k: ir.Value, result_t: ir.RankedTensorType,
                           sizes: list, strides, dilations, block: int = 1) -> ir.Value:
     """An ungrouped convolution of the padded channels-last `N x S.. x C` input with the
@@ -477,19 +495,7 @@ def conv_as_im2col_matmul(e: OpBuilder, padded: ir.Value, k: ir.Value, result_t:
     with e.loc, e.ip:
         rows = tensor.collapse_shape(rows_t, patches, [list(range(nout + 1)),
                                                        list(range(nout + 1, rank))])
-    w2 = e.value("stablehlo.reshape", [ir.RankedTensorType.get([kk * c, f], elt)], [k])
-    mm_t = ir.RankedTensorType.get([nrows, f], elt)
-    if f == 1:
-        # One filter (a one-class segmentation head): IREE 3.13 turns a `? x K` by `K x 1`
-        # dot_general into a matrix-vector product through a `stablehlo.reshape` to `?x1`,
-        # which it then rejects as not statically shaped; linalg.matmul is taken as is.
-        zero = e.constant(elt, 0.0)
-        with e.loc, e.ip:
-            out = _filled(e, mm_t, [e.tensor_dim(rows, 0), None], zero)
-            mm = linalg.matmul(rows, w2, outs=[out])
-    else:
-        mm = e.value("stablehlo.dot_general", [mm_t], [rows, w2],
-                      {"dot_dimension_numbers": dot_numbers([1], [0])})
+    mm = _rows_times_kernel(e, rows, k)
     full_sp = out_sp[:-1] + [dyn] if block > 1 else out_sp
     full_shape = [n] + full_sp + [f]
     with e.loc, e.ip:
@@ -562,9 +568,7 @@ def conv_as_row_group_im2col(e: OpBuilder, padded: ir.Value, k: ir.Value,
         linalg.YieldOp([b.tensor_extract(padded, [pos] + read + [ix[-1]])])
     rows = e.collapse_shape(patches, [[0, 1], list(range(2, rank))],
                             ir.RankedTensorType.get([groups * group, kk * c], elt))
-    w2 = e.value("stablehlo.reshape", [ir.RankedTensorType.get([kk * c, f], elt)], [k])
-    mm = e.value("stablehlo.dot_general", [ir.RankedTensorType.get([groups * group, f], elt)],
-                 [rows, w2], {"dot_dimension_numbers": dot_numbers([1], [0])})
+    mm = _rows_times_kernel(e, rows, k)
     with e.loc, e.ip:
         return tensor.expand_shape(result_t, e.extract_slice(mm, [0, 0], [m, f]),
                                    [list(range(nsp + 1)), [nsp + 1]], [], list(result_t.shape))
@@ -815,6 +819,10 @@ def reduce_window_body(op: ir.Operation) -> str | None:
 
 
 _BROADCASTS = ("stablehlo.broadcast_in_dim", "stablehlo.dynamic_broadcast_in_dim")
+
+# the float reduction of a pooling's taps (_pool_taps), as linalg's pooling ops compute it
+_TAP_COMBINE = {"linalg.pooling_nhwc_max": "arith.maximumf",
+                "linalg.pooling_nhwc_sum": "arith.addf"}
 
 # elementwise ops a pooling is moved above (onto a conv's blocks), with per-channel operands
 _CHANNELWISE = {
@@ -1292,8 +1300,7 @@ def _pool_taps(e: OpBuilder, out: ir.Value, rows: int, block: int, window: list,
                     b.index_op("arith.muli", i, b.const_index(strides[0])))
     x0 = b.index_op("arith.addi", b.index_op("arith.muli", ob, b.const_index(block * strides[1])),
                     b.index_op("arith.muli", j, b.const_index(strides[1])))
-    with b.loc, b.ip:
-        outside = b.value("arith.constant", [elt], [], {"value": fill})
+    outside = b.value("arith.constant", [elt], [], {"value": fill})
     acc = init
     for ky in range(window[0]):
         y = b.index_op("arith.addi", y0, b.const_index(ky * dilations[0] - low[1]))
@@ -1357,12 +1364,11 @@ def pool_over_gathered_blocks(pool: ir.Operation, rows: int, block: int,
     rb, ob = e.ceil_div(oh, rows), e.ceil_div(ow, block)
     elt, c = out_t.element_type, out_t.shape[3]
     dyn = ir.ShapedType.get_dynamic_size()
-    combine = {"linalg.pooling_nhwc_max": "arith.maximumf", "linalg.pooling_nhwc_sum": "arith.addf"}
     if taps and isinstance(elt, (ir.F32Type, ir.F16Type, ir.BF16Type)):
         pooled_t = ir.RankedTensorType.get([out_t.shape[0], dyn, dyn, rows, block, c], elt)
         empty = e.tensor_empty(pooled_t, ([n] if is_dynamic(out_t.shape[0]) else []) + [rb, ob])
-        p6 = _pool_taps(e, empty, rows, block, [kh, kw], [sh, sw], [dh, dw], combine[pool.name],
-                        fill.operands[0], low, value, *reader)
+        p6 = _pool_taps(e, empty, rows, block, [kh, kw], [sh, sw], [dh, dw],
+                        _TAP_COMBINE[pool.name], fill.operands[0], low, value, *reader)
         p4 = e.collapse_shape(p6, [[0, 1, 2], [3], [4], [5]],
                               ir.RankedTensorType.get([dyn, rows, block, c], elt))
         return _replace_pooling(e, pool, p4, out_t, final, [n, rb, ob], rows, grids)
@@ -1420,8 +1426,8 @@ def elementwise_on_blocks(op: ir.Operation, grids: list) -> bool:
         return False
     views, q0, ref = [], None, None
     for o in op.operands:
-        x, q = through_transposes(o)
-        src = _unblocked_source(x)
+        v, q = through_transposes(o)
+        src = _unblocked_source(v)
         if src is not None and any(src[0] == g for g in grids):
             if ref is not None and (q != q0 or src[0].type != ref[0].type or src[3] != ref[3]):
                 return False
@@ -1438,7 +1444,7 @@ def elementwise_on_blocks(op: ir.Operation, grids: list) -> bool:
         if slot is None:
             return False
         slots.append(slot)
-    blocks, s, x, rows = ref
+    blocks, s, expand, rows = ref
     b_t = ir.RankedTensorType(blocks.type)
     e = OpBuilder(op)
     operands = [slot if isinstance(slot, ir.Value) else _channel_broadcast(e, *slot, blocks)
@@ -1448,10 +1454,10 @@ def elementwise_on_blocks(op: ir.Operation, grids: list) -> bool:
         new.operands[i] = v
     result_t = ir.RankedTensorType(op.results[0].type)
     new.results[0].set_type(ir.RankedTensorType.get(b_t.shape, result_t.element_type))
-    outer = [_mixed_size(x, "static_output_shape", 1, a, e) for a in range(3 if rows else 2)]
+    outer = [_mixed_size(expand, "static_output_shape", 1, a, e) for a in range(3 if rows else 2)]
     final = [_mixed_size(s, "static_sizes", 1, q0[a], e) if is_dynamic(result_t.shape[a])
              else result_t.shape[a] for a in range(4)]
-    info = ConvBlocks(new.results[0], ir.RankedTensorType(x.results[0].type).shape[0], outer,
+    info = ConvBlocks(new.results[0], ir.RankedTensorType(expand.results[0].type).shape[0], outer,
                       b_t.shape[1] if rows else 0, inverse_perm(q0))
     r_size = None if rows else e.tensor_dim(blocks, 1)
     op.results[0].replace_all_uses_with(_unblock(e, new.results[0], info, result_t, final, r_size))
