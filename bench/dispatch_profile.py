@@ -149,7 +149,8 @@ def main(argv=None) -> int:
     p.add_argument("--out", default="/tmp/symhlo-dispatch-profile")
     a = p.parse_args(argv)
     import symhlo
-    from symhlo.backend.compiler import iree_flags, prepare_for_iree
+    from symhlo.backend.compiler import (control_flow_offset_flags, dynamic_matmul_tile_flags,
+                                         iree_flags, prepare_for_iree)
 
     spec = SPECS[a.model](a)
     size = tuple(int(v) for v in a.size.split(","))
@@ -178,6 +179,8 @@ def main(argv=None) -> int:
         src.write_text(text)
         vmfbs[name] = out / f"{name}.vmfb"
         own = a.dyn_iree_flags.split() if name.startswith("dyn") else []
+        # the flags symhlo's compile adds for this module (symhlo.backend.compiler.compile_to_vmfb)
+        own += control_flow_offset_flags(text, flags + own) + dynamic_matmul_tile_flags(text, flags + own)
         subprocess.run([tool("iree-compile"), "--iree-input-type=stablehlo", *flags, *own, str(src), "-o",
                         str(vmfbs[name])], check=True)
     runs = {name: [] for name in vmfbs}

@@ -4,7 +4,10 @@
         --flagsets "default=;dt=--iree-opt-data-tiling;dt+uk=--iree-opt-data-tiling --iree-llvmcpu-enable-ukernels=all"
 
 Each flag set is added to targets.TARGETS["cpu"]'s flags; a flag written `!--flag` is removed from
-them instead (e.g. "no-dt=!--iree-global-opt-data-tiling"). Every (flag set, column) is compiled once
+them instead (e.g. "no-dt=!--iree-global-opt-data-tiling"). symhlo's compile adds its own
+per-module flags after them unless a set names the same flag (a module with a `?` dim gets
+`--iree-llvmcpu-matmul-tile-bytes=131072`: "tb256=--iree-llvmcpu-matmul-tile-bytes=262144" is
+IREE's default for it). Every (flag set, column) is compiled once
 (static: once per size) and all of them are timed interleaved at each size; the table gives the median
 ms and, per flag set, dyn/static and dyn/turbine. Writes bench/results/flags.md.
 """
@@ -28,7 +31,8 @@ import run as bench  # noqa: E402
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--model", default="gpt2", choices=["gpt2", "gpt2_d256", "resnet18", "block", "mlp"])
+    p.add_argument("--model", default="gpt2", choices=["gpt2", "gpt2_d256", "resnet18", "resnet18_batch",
+                                                       "small_cnn", "llama_prefill", "block", "mlp"])
     p.add_argument("--layers", type=int, default=2)
     p.add_argument("--sizes", default="1x32,4x128,1x512")
     p.add_argument("--flagsets", default="default=;dt=--iree-opt-data-tiling")
@@ -42,8 +46,10 @@ def main(argv=None) -> int:
         spec = models.gpt2(args.layers)
     elif args.model == "gpt2_d256":
         spec = models.gpt2_d256(args.layers)
+    elif args.model == "resnet18_batch":
+        spec = models.resnet18(dynamic_hw=False)
     else:
-        spec = {"resnet18": models.resnet18, "block": models.block, "mlp": models.mlp}[args.model]()
+        spec = getattr(models, args.model)()
     spec.sizes = [tuple(int(v) for v in s.split("x")) for s in args.sizes.split(",")]
     flagsets = {}
     for item in args.flagsets.split(";"):
@@ -90,25 +96,25 @@ def main(argv=None) -> int:
     TARGETS = targets.TARGETS
     med: dict[tuple, float] = {}
     for size in spec.sizes:
-        x = spec.example(size)
+        xs = spec.inputs(size)
         with torch.inference_mode():
-            ref = model(x)
+            ref = model(*xs)
         calls = {}
         for col, by_size in fns.items():
             fn = by_size.get(size, by_size.get(None))
             if fn is None:
                 continue
-            err = bench.rel_err(fn(x), ref)
+            err = bench.rel_err(fn(*xs), ref)
             if err > 1e-3:
                 print(f"{col} {size}: relative error {err:.1e}", file=sys.stderr)
-            fn(x)
+            fn(*xs)
             calls[col] = fn
         times = {c: [] for c in calls}
         cols = list(calls)
         for r in range(args.reps):
             for col in cols[r % len(cols):] + cols[:r % len(cols)]:
                 t0 = time.perf_counter()
-                calls[col](x)
+                calls[col](*xs)
                 times[col].append((time.perf_counter() - t0) * 1e3)
         for col, ts in times.items():
             med[(size, col)] = statistics.median(ts)

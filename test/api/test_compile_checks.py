@@ -235,3 +235,30 @@ def test_control_flow_modules_compile_with_four_byte_offsets():
     assert control_flow_offset_flags(plain, []) == []
     assert control_flow_offset_flags("%0 = scf.if %p -> (tensor<?xf32>) {\n", []) == [f"{flag}=4"]
     assert control_flow_offset_flags(loop, [f"{flag}=64"]) == []
+
+
+def test_dynamic_cpu_modules_compile_with_a_smaller_matmul_tile_budget(monkeypatch):
+    """IREE sizes a `?`-row matmul's workgroups as if the rows were many (README, Performance):
+    a CPU module with a `?` dim is compiled with `--iree-llvmcpu-matmul-tile-bytes=131072`, a
+    static one keeps IREE's default, a user's own budget wins, and the dynamic module still
+    equals eager at a size of a single workgroup and at one of many."""
+    from symhlo.backend import compiler
+
+    seen = []
+    compile_str = compiler._iree_compile
+    monkeypatch.setattr(compiler, "_iree_compile",
+                        lambda text, target, flags: seen.append(flags) or compile_str(text, target, flags))
+    flag = "--iree-llvmcpu-matmul-tile-bytes"
+    torch.manual_seed(0)
+    lin = torch.nn.Linear(256, 256).eval()
+    dyn = symhlo.compile(lin, args=(torch.randn(32, 256),), dynamic_shapes=({0: Dim("n", max=4096)},))
+    assert [f for f in seen[-1] if f.startswith(flag)] == [f"{flag}=131072"]
+    with torch.no_grad():
+        for n in (1, 32, 1000):
+            x = torch.randn(n, 256)
+            torch.testing.assert_close(dyn(x), lin(x), rtol=1e-4, atol=1e-4)
+    symhlo.compile(lin, args=(torch.randn(32, 256),))
+    assert not [f for f in seen[-1] if f.startswith(flag)]
+    symhlo.compile(lin, args=(torch.randn(32, 256),), dynamic_shapes=({0: Dim("n", max=4096)},),
+                   options={"iree_flags": [f"{flag}=65536"]})
+    assert [f for f in seen[-1] if f.startswith(flag)] == [f"{flag}=65536"]
