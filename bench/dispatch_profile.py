@@ -23,6 +23,9 @@ that symhlo's own calls do not pay (GPT d=256 at (4, 512)).
     # a flag for the dynamic build only, and runtime flags (one worker) for both:
     .venv/bin/python bench/dispatch_profile.py gpt2-d256 4,512 --dyn-iree-flags=--iree-llvmcpu-enable-ukernels=mmt4d \
         --runtime-flags=--task_topology_group_count=1
+    # the dynamic module with IREE's default matmul tile budget beside symhlo's choice:
+    .venv/bin/python bench/dispatch_profile.py gpt2-d256 1,32 --rounds 5 --stat median \
+        --flag-variant "tb256=--iree-llvmcpu-matmul-tile-bytes=262144"
 
 Files (IREE inputs, vmfbs, profiles) stay in --out for iree-compile / iree-profile by hand.
 """
@@ -141,6 +144,10 @@ def main(argv=None) -> int:
     p.add_argument("--variant", action="append", default=[],
                    help="also profile the dynamic module prepared with one pipeline element replaced: "
                         "'PASS=PASS{opt=1}' ('PASS=' drops it); repeatable")
+    p.add_argument("--flag-variant", action="append", default=[],
+                   help="also profile the dynamic module compiled with more iree-compile flags: "
+                        "'NAME=--flag=value ...' (a flag symhlo adds per module, such as "
+                        "--iree-llvmcpu-matmul-tile-bytes, is replaced); repeatable")
     p.add_argument("--plain-entry", action="store_true",
                    help="profile @main, as other hosts call it, not @main$transients (symhlo's runtime's "
                         "entry where the module has it: transients in one storage buffer, not zeroed per call)")
@@ -173,12 +180,18 @@ def main(argv=None) -> int:
             old, new = v.split("=", 1)
             extra[f"dyn-no-{old}" if not new else f"dyn-{new}"] = prepare_without(progs["dyn"].text, old, new)
         texts = {"dyn": texts["dyn"], **extra, "static": texts["static"]}
+    variant_flags = {}
+    for v in a.flag_variant:
+        name, _, more = v.partition("=")
+        variant_flags[f"dyn-{name}"] = more.split()
+        texts = {**{k: t for k, t in texts.items() if k != "static"}, f"dyn-{name}": texts["dyn"],
+                 "static": texts["static"]}
     vmfbs = {}
     for name, text in texts.items():
         src = out / f"{name}.iree.mlir"
         src.write_text(text)
         vmfbs[name] = out / f"{name}.vmfb"
-        own = a.dyn_iree_flags.split() if name.startswith("dyn") else []
+        own = (a.dyn_iree_flags.split() if name.startswith("dyn") else []) + variant_flags.get(name, [])
         # the flags symhlo's compile adds for this module (symhlo.backend.compiler.compile_to_vmfb)
         own += control_flow_offset_flags(text, flags + own) + dynamic_matmul_tile_flags(text, flags + own)
         subprocess.run([tool("iree-compile"), "--iree-input-type=stablehlo", *flags, *own, str(src), "-o",
