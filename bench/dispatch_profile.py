@@ -156,8 +156,7 @@ def main(argv=None) -> int:
     p.add_argument("--out", default="/tmp/symhlo-dispatch-profile")
     a = p.parse_args(argv)
     import symhlo
-    from symhlo.backend.compiler import (control_flow_offset_flags, dynamic_matmul_tile_flags,
-                                         iree_flags, prepare_for_iree)
+    from symhlo.backend.compiler import iree_flags, module_flags, prepare_for_iree
 
     spec = SPECS[a.model](a)
     size = tuple(int(v) for v in a.size.split(","))
@@ -174,26 +173,23 @@ def main(argv=None) -> int:
     flags = iree_flags("cpu", None, a.iree_flags.split()) + ["--iree-input-demote-f64-to-f32=true"]
     texts = {name: prepare_for_iree(prog.text, external_transients=True) for name, prog in progs.items()}
     variants = ([f"{a.drop_pass}="] if a.drop_pass else []) + a.variant
-    if variants:
-        extra = {}
-        for v in variants:
-            old, new = v.split("=", 1)
-            extra[f"dyn-no-{old}" if not new else f"dyn-{new}"] = prepare_without(progs["dyn"].text, old, new)
-        texts = {"dyn": texts["dyn"], **extra, "static": texts["static"]}
+    extra = {}
+    for v in variants:
+        old, new = v.split("=", 1)
+        extra[f"dyn-no-{old}" if not new else f"dyn-{new}"] = prepare_without(progs["dyn"].text, old, new)
     variant_flags = {}
     for v in a.flag_variant:
         name, _, more = v.partition("=")
         variant_flags[f"dyn-{name}"] = more.split()
-        texts = {**{k: t for k, t in texts.items() if k != "static"}, f"dyn-{name}": texts["dyn"],
-                 "static": texts["static"]}
+        extra[f"dyn-{name}"] = texts["dyn"]
+    texts = {"dyn": texts["dyn"], **extra, "static": texts["static"]}
     vmfbs = {}
     for name, text in texts.items():
         src = out / f"{name}.iree.mlir"
         src.write_text(text)
         vmfbs[name] = out / f"{name}.vmfb"
         own = (a.dyn_iree_flags.split() if name.startswith("dyn") else []) + variant_flags.get(name, [])
-        # the flags symhlo's compile adds for this module (symhlo.backend.compiler.compile_to_vmfb)
-        own += control_flow_offset_flags(text, flags + own) + dynamic_matmul_tile_flags(text, flags + own)
+        own += module_flags(text, "cpu", flags + own)   # as symhlo's compile adds them
         subprocess.run([tool("iree-compile"), "--iree-input-type=stablehlo", *flags, *own, str(src), "-o",
                         str(vmfbs[name])], check=True)
     runs = {name: [] for name in vmfbs}

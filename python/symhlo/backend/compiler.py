@@ -148,9 +148,7 @@ def compile_to_vmfb(stablehlo_text: str, target: str = "cpu", target_arch: str |
         # llvm-cpu only: external transients are not run on a GPU here (no device to test them).
         iree_input = prepare_for_iree(stablehlo_text, demote_f64=demote_f64,
                                       external_transients=target == "cpu")
-    flags += control_flow_offset_flags(iree_input, flags)
-    if target == "cpu":
-        flags += dynamic_matmul_tile_flags(iree_input, flags)
+    flags += module_flags(iree_input, target, flags)
     with timer.stage(Stage.IREE):
         try:
             return _iree_compile_retrying_data_tiling(iree_input, target, flags, extra_flags)
@@ -216,6 +214,16 @@ def control_flow_offset_flags(iree_input: str, flags: Sequence[str]) -> list[str
         return []
     _bump("offset_alignment_1")
     return [f"{_OFFSET_ALIGNMENT}=4"]
+
+
+def module_flags(iree_input: str, target: str, flags: Sequence[str]) -> list[str]:
+    """The iree-compile flags symhlo adds for this IREE input on `target` to `flags` (which
+    win where they set the same flag): control_flow_offset_flags, and on cpu
+    dynamic_matmul_tile_flags. bench/dispatch_profile.py compiles with the same."""
+    added = control_flow_offset_flags(iree_input, flags)
+    if target == "cpu":
+        added += dynamic_matmul_tile_flags(iree_input, [*flags, *added])
+    return added
 
 
 _MATMUL_TILE_BYTES = "--iree-llvmcpu-matmul-tile-bytes"
