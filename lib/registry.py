@@ -111,6 +111,8 @@ _PASSES: dict[str, str] = {
     "symhlo-pad-bounded-matmul-rows-for-iree":
         "pad_bounded_matmul_rows_for_iree:PadBoundedMatmulRowsForIree",
     "symhlo-fold-key-transpose-for-iree": "fold_key_transpose_for_iree:FoldKeyTransposeForIree",
+    "symhlo-read-shape-elements-on-host-for-iree":
+        "read_shape_elements_on_host_for_iree:ReadShapeElementsOnHostForIree",
     "symhlo-lower-torch-bitcasts": "lower_torch_bitcasts:LowerTorchBitcasts",
     "symhlo-lower-torch-sort": "lower_torch_sort:LowerTorchSort",
     "symhlo-lower-torch-control-flow": "lower_torch_control_flow:LowerTorchControlFlow",
@@ -183,6 +185,7 @@ _PIPELINES: dict[str, tuple[str, list[str]]] = {
          "symhlo-defer-softmax-normalization-for-iree", "symhlo-fold-key-transpose-for-iree",
          "symhlo-pad-bounded-matmul-rows-for-iree",
          "symhlo-lower-dynamic-windows-for-iree", "symhlo-sink-transposes-for-iree",
+         "symhlo-read-shape-elements-on-host-for-iree",
          "canonicalize", "cse",
          "symhlo-widen-narrow-region-values-for-iree", "symhlo-prepare-loops-for-iree",
          "symhlo-convert-unsigned-to-signless-for-iree"],

@@ -29,6 +29,10 @@ ELEMENTWISE = frozenset(f"stablehlo.{n}" for n in (
     "round_nearest_even rsqrt select shift_left shift_right_arithmetic shift_right_logical sign "
     "sine sqrt subtract tan tanh xor bitcast_convert").split())
 
+# Ops whose result k has the shape of operand k (StableHLO's shape rules).
+_SHAPE_OF_INPUT = frozenset(f"stablehlo.{n}" for n in (
+    "scatter sort reverse dynamic_update_slice reduce_precision").split())
+
 _BINARY = {"stablehlo.add": "add", "stablehlo.subtract": "sub", "stablehlo.multiply": "mul",
            "stablehlo.divide": "div", "stablehlo.remainder": "rem", "stablehlo.maximum": "max",
            "stablehlo.minimum": "min", "stablehlo.and": "and", "stablehlo.or": "or",
@@ -146,6 +150,10 @@ class SizeFacts:
                 return self.dim(ops[0], bd.index(axis))
         if name == "stablehlo.transpose":
             return self.dim(ops[0], dims_attr("permutation")[axis])
+        if name in _SHAPE_OF_INPUT:
+            # result k has the shape of input k (scatter's and sort's inputs come first)
+            k = next(i for i, r in enumerate(op.results) if r == v)
+            return self.dim(ops[k], axis)
         if name == "stablehlo.reduce":
             n = len(op.results)
             reduced = set(dims_attr("dimensions"))
