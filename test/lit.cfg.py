@@ -43,11 +43,12 @@ config.substitutions.append(
      f"{sys.executable} {os.path.join(_root, 'tools', 'symhlo-opt')}"))
 config.substitutions.append((r"(?<![\w/.-])FileCheck(?![\w.-])",
                              f"{_filecheck()} --enable-var-scope"))
-# `iree-opt` is the one iree-base-compiler installs next to the interpreter (test/iree-3.13-faults
-# keeps IREE's own faults that symhlo works around as sentinels).
-_iree_opt = os.path.join(_bin, "iree-opt")
-if os.path.exists(_iree_opt):
-    config.substitutions.append((r"(?<![\w/.-])iree-opt(?![\w.-])", _iree_opt))
+# `iree-opt` / `iree-compile` are the ones iree-base-compiler installs next to the interpreter
+# (test/iree-3.13-faults keeps IREE's own faults that symhlo works around as sentinels).
+for _tool in ("iree-opt", "iree-compile"):
+    _path = os.path.join(_bin, _tool)
+    if os.path.exists(_path):
+        config.substitutions.append((rf"(?<![\w/.-]){_tool}(?![\w.-])", _path))
 
 # Python tests import symhlo (the editable install) and must not pick up a user's site dir.
 config.environment["PYTHONNOUSERSITE"] = "1"
