@@ -78,10 +78,11 @@ _MAX_ELEMENTS = 16   # a shape vector, not data
 
 
 def _int_width(t: ir.Type) -> int | None:
-    """The width of an integer type (64 for index), None for anything else."""
+    """The width of a signless integer type (64 for index), None for anything else (unsigned
+    types are left to symhlo-convert-unsigned-to-signless-for-iree)."""
     if isinstance(t, ir.IndexType):
         return 64
-    if isinstance(t, ir.IntegerType):
+    if isinstance(t, ir.IntegerType) and ir.IntegerType(t).is_signless:
         return ir.IntegerType(t).width
     return None
 
@@ -134,8 +135,11 @@ def trace_element(v: ir.Value, index: list[int]):
             if not isinstance(attr, ir.DenseIntElementsAttr):
                 break
             attr = ir.DenseIntElementsAttr(attr)
-            x = int(attr[0] if attr.is_splat else attr[_flat(index, shape)])
-            for w in reversed(widths):
+            width = _int_width(ir.RankedTensorType(v.type).element_type)
+            if width is None:
+                break
+            x = _wrap(int(attr[0] if attr.is_splat else attr[_flat(index, shape)]), width)
+            for w in widths:
                 x = _wrap(x, w)
             return x, None, None
         if name == "stablehlo.concatenate" and len(shape) == 1:
