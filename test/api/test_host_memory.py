@@ -82,7 +82,8 @@ def test_large_transients_reused_across_sizes_match_eager():
 
 
 class WindowGather(torch.nn.Module):
-    """Gathers over windows whose index tensors IREE 3.13 sizes on the device mid-call."""
+    """Gathers over windows whose index tensors' sizes (h // 2, (w + 2) // 3) IREE 3.13 computed
+    on the device mid-call until symhlo-read-shape-elements-on-host-for-iree read them on host."""
 
     def forward(self, x):
         h, w = x.shape[-2], x.shape[-1]
@@ -92,17 +93,38 @@ class WindowGather(torch.nn.Module):
         return torch.where((jw < w)[None, :, None, :], g, torch.zeros(())).sum((-1, -2))
 
 
-def test_module_iree_cannot_size_before_the_call_is_built_with_one_entry():
-    """IREE refuses @main$transients where a size is computed on the device mid-call ("failed to
-    hoist transient size computations"): symhlo compiles the module again without it, counts the
-    retry, and the runtime calls @main."""
+class Unfold(torch.nn.Module):
+    """Windows of 4 at stride 3 over a `?` axis: IREE 3.13 still sizes a transient on the device."""
+
+    def forward(self, x):
+        return x.unfold(1, 4, 3).sum(-1).exp()
+
+
+def test_module_sized_from_its_inputs_on_host_keeps_the_transients_entry():
+    """Window index tensors sized by `h // 2` and `(w + 2) // 3`: their sizes are host arithmetic
+    on the input's shape, so IREE sizes the transients before the call (no retry)."""
     model = WindowGather()
     before = symhlo.stats()["external_transients_retries"]
     dims = {"x": {0: Dim("b", min=1, max=64), 2: Dim("h", min=4, max=512), 3: Dim("w", min=4, max=512)}}
     cm = symhlo.compile(model, (torch.randn(2, 3, 10, 12),), dynamic_shapes=dims)
+    assert symhlo.stats()["external_transients_retries"] == before
+    rt = cm._runtimes()[0]
+    assert rt._with_transients is not None and "main$transients" in rt.module.function_names
+    for shape in [(1, 3, 7, 9), (3, 3, 12, 5)]:
+        x = torch.randn(*shape)
+        torch.testing.assert_close(cm(x), model(x), rtol=1e-5, atol=1e-5)
+
+
+def test_module_iree_cannot_size_before_the_call_is_built_with_one_entry():
+    """IREE refuses @main$transients where a size is computed on the device mid-call ("failed to
+    hoist transient size computations"): symhlo compiles the module again without it, counts the
+    retry, and the runtime calls @main."""
+    model = Unfold()
+    before = symhlo.stats()["external_transients_retries"]
+    cm = symhlo.compile(model, (torch.randn(3, 20),), dynamic_shapes={"x": {1: Dim("n", min=8, max=256)}})
     assert symhlo.stats()["external_transients_retries"] == before + 1
     rt = cm._runtimes()[0]
     assert rt._with_transients is None and "main$transients" not in rt.module.function_names
-    for shape in [(1, 3, 7, 9), (3, 3, 12, 5)]:
+    for shape in [(3, 8), (3, 31), (3, 100)]:
         x = torch.randn(*shape)
         torch.testing.assert_close(cm(x), model(x), rtol=1e-5, atol=1e-5)
