@@ -146,6 +146,7 @@ def plan_stablehlo_dynamic_reshape(op: ir.Operation, facts: SizeFacts) -> Reshap
 _ARITH = {"add": "arith.addi", "sub": "arith.subi", "mul": "arith.muli", "div": "arith.divsi",
           "rem": "arith.remsi", "max": "arith.maxsi", "min": "arith.minsi"}
 _CMP = {"eq": "eq", "ne": "ne", "lt": "slt", "le": "sle", "gt": "sgt", "ge": "sge"}  # arith.cmpi
+_BITWISE = {"and": "arith.andi", "or": "arith.ori", "xor": "arith.xori"}   # on i1 or on index
 
 
 def materialize_size(expr, args, b: OpBuilder, memo: dict) -> ir.Value | None:
@@ -163,11 +164,14 @@ def materialize_size(expr, args, b: OpBuilder, memo: dict) -> ir.Value | None:
         out = b.const_index(expr)
     elif expr[0] == "dim":
         out = b.tensor_dim_op(args[expr[1]], expr[2])
-    elif expr[0] in _ARITH or expr[0] in _CMP or expr[0] == "select":
+    elif expr[0] in _ARITH or expr[0] in _CMP or expr[0] in _BITWISE or expr[0] == "select":
         parts = [materialize_size(e, args, b, memo) for e in expr[1:]]
         if all(p is not None for p in parts):
             if expr[0] in _ARITH:
                 out = b.index_op(_ARITH[expr[0]], *parts)
+            elif expr[0] in _BITWISE:
+                out = b.value(_BITWISE[expr[0]], [parts[0].type], parts) \
+                    if parts[0].type == parts[1].type else None
             elif expr[0] in _CMP:
                 out = b.cmpi(_CMP[expr[0]], *parts)
             else:

@@ -69,6 +69,10 @@ def make(op: str, *args: Expr) -> Expr:
         return args[1] if args[0] == 1 else args[0]
     if op == "div" and args[1] == 1:
         return args[0]
+    if op == "and" and 0 in args:      # bitwise, as stablehlo.and: also for i1
+        return 0
+    if op == "or" and 0 in args:
+        return args[1] if args[0] == 0 else args[0]
     if op == "select" and isinstance(args[0], int):
         return args[1] if args[0] else args[2]
     if op == "select" and key(args[1]) == key(args[2]):

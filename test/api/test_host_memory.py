@@ -93,13 +93,6 @@ class WindowGather(torch.nn.Module):
         return torch.where((jw < w)[None, :, None, :], g, torch.zeros(())).sum((-1, -2))
 
 
-class Unfold(torch.nn.Module):
-    """Windows of 4 at stride 3 over a `?` axis: IREE 3.13 still sizes a transient on the device."""
-
-    def forward(self, x):
-        return x.unfold(1, 4, 3).sum(-1).exp()
-
-
 def test_module_sized_from_its_inputs_on_host_keeps_the_transients_entry():
     """Window index tensors sized by `h // 2` and `(w + 2) // 3`: their sizes are host arithmetic
     on the input's shape, so IREE sizes the transients before the call (no retry)."""
@@ -115,16 +108,48 @@ def test_module_sized_from_its_inputs_on_host_keeps_the_transients_entry():
         torch.testing.assert_close(cm(x), model(x), rtol=1e-5, atol=1e-5)
 
 
-def test_module_iree_cannot_size_before_the_call_is_built_with_one_entry():
-    """IREE refuses @main$transients where a size is computed on the device mid-call ("failed to
-    hoist transient size computations"): symhlo compiles the module again without it, counts the
-    retry, and the runtime calls @main."""
+class Unfold(torch.nn.Module):
+    """Windows of 4 at stride 3 over a `?` axis: (n - 4) // 3 + 1 windows, torch's floor division
+    spelled with a sign test that folds away (`and(0, ...)`)."""
+
+    def forward(self, x):
+        return x.unfold(1, 4, 3).sum(-1).exp()
+
+
+def test_floor_divided_window_count_is_host_arithmetic():
+    """The window count's floor division is index arithmetic on the input's size (IREE refused
+    to size the transients before the call while it was computed on the device)."""
     model = Unfold()
     before = symhlo.stats()["external_transients_retries"]
     cm = symhlo.compile(model, (torch.randn(3, 20),), dynamic_shapes={"x": {1: Dim("n", min=8, max=256)}})
+    assert symhlo.stats()["external_transients_retries"] == before
+    assert cm._runtimes()[0]._with_transients is not None
+    for n in (8, 31, 100, 256):
+        x = torch.randn(3, n)
+        out = cm(x)
+        assert out.shape == (3, (n - 4) // 3 + 1)
+        torch.testing.assert_close(out, model(x), rtol=1e-5, atol=1e-5)
+
+
+def test_module_iree_cannot_size_before_the_call_is_built_with_one_entry(monkeypatch):
+    """IREE refuses @main$transients where a size is computed on the device mid-call ("failed to
+    hoist transient size computations"): symhlo compiles the module again without it, counts the
+    retry, and the runtime calls @main. No torch model we know of still gets there (the sizes
+    are host arithmetic), so the window-gather module is prepared as before
+    symhlo-read-shape-elements-on-host-for-iree, which IREE refused."""
+    from symhlo.passes import registry
+
+    name = "symhlo-stablehlo-to-iree-input-pipeline"
+    summary, elements = registry._PIPELINES[name]
+    monkeypatch.setitem(registry._PIPELINES, name, (summary, [
+        e for e in elements if e != "symhlo-read-shape-elements-on-host-for-iree"]))
+    model = WindowGather()
+    before = symhlo.stats()["external_transients_retries"]
+    dims = {"x": {0: Dim("b", min=1, max=64), 2: Dim("h", min=4, max=512), 3: Dim("w", min=4, max=512)}}
+    cm = symhlo.compile(model, (torch.randn(2, 3, 10, 12),), dynamic_shapes=dims)
     assert symhlo.stats()["external_transients_retries"] == before + 1
     rt = cm._runtimes()[0]
     assert rt._with_transients is None and "main$transients" not in rt.module.function_names
-    for shape in [(3, 8), (3, 31), (3, 100)]:
+    for shape in [(1, 3, 7, 9), (3, 3, 12, 5)]:
         x = torch.randn(*shape)
         torch.testing.assert_close(cm(x), model(x), rtol=1e-5, atol=1e-5)

@@ -122,3 +122,35 @@ func.func @looped(%arg0: tensor<?xi64>, %k: tensor<i64>) -> (i64, tensor<i64>) {
     }
   return %e, %w : i64, tensor<i64>
 }
+
+// -----
+
+// torch's floor division `(n - 4) // 3` with its sign test folded to false: `and(false, ...)`
+// is false, the select its quotient, all on host.
+// CHECK-LABEL: func @floor_division
+// CHECK:         %[[D:.*]] = tensor.dim %arg0
+// CHECK:         %[[A:.*]] = arith.subi %[[D]], %{{.*}} : index
+// CHECK:         %[[Q:.*]] = arith.divsi %[[A]], %{{.*}} : index
+// CHECK-NOT:     arith.andi
+// CHECK:         %[[E:.*]] = arith.index_cast %[[Q]] : index to i64
+// CHECK:         return %[[E]]
+func.func @floor_division(%arg0: tensor<?xf32>) -> i64 {
+  %c0 = stablehlo.constant dense<0> : tensor<i64>
+  %c1 = stablehlo.constant dense<1> : tensor<i64>
+  %c3 = stablehlo.constant dense<3> : tensor<i64>
+  %c4 = stablehlo.constant dense<4> : tensor<i64>
+  %false = stablehlo.constant dense<false> : tensor<i1>
+  %0 = stablehlo.get_dimension_size %arg0, dim = 0 : (tensor<?xf32>) -> tensor<i32>
+  %d = stablehlo.convert %0 : (tensor<i32>) -> tensor<i64>
+  %a = stablehlo.subtract %d, %c4 : tensor<i64>
+  %q = stablehlo.divide %a, %c3 : tensor<i64>
+  %r = stablehlo.remainder %a, %c3 : tensor<i64>
+  %nz = stablehlo.compare NE, %r, %c0 : (tensor<i64>, tensor<i64>) -> tensor<i1>
+  %both = stablehlo.and %false, %nz : tensor<i1>
+  %q1 = stablehlo.subtract %q, %c1 : tensor<i64>
+  %s = stablehlo.select %both, %q1, %q : tensor<i1>, tensor<i64>
+  %v = stablehlo.reshape %s : (tensor<i64>) -> tensor<1xi64>
+  %i = arith.constant 0 : index
+  %e = tensor.extract %v[%i] : tensor<1xi64>
+  return %e : i64
+}
