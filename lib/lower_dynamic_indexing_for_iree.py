@@ -61,7 +61,7 @@ from torch_mlir import ir
 from .builder import OpBuilder, apply_patterns, gather_dimension_numbers, gather_numbers
 from .ir_util import (CONTROL_FLOW_OPS, constant_ints, defining_op, enclosing_func, is_dynamic,
                       walk_ops)
-from .prepare_for_iree import materialize_size
+from .prepare_for_iree import EntrySizes
 from .registry import Pass
 from .fold_size_ranges import SizeIntervals
 from .size_facts import facts_by_function
@@ -507,7 +507,7 @@ def _slice_sizes(root: ir.Operation, facts_of):
     `?` result axes as size expressions, read on the IR before any slice is rewritten, and
     built as index arithmetic on the arguments' tensor.dim at the function's entry on demand
     (materialize_size; None where an expression has an opaque leaf)."""
-    exprs, entry = {}, {}
+    exprs, entry = {}, EntrySizes()
     # Not in a function with control flow: with a slice's sizes read from the arguments there,
     # IREE 3.13 failed to convert a stablehlo.while carrying a value sized by them ("failed to
     # legalize unresolved target materialization", test_recurrent).
@@ -523,15 +523,7 @@ def _slice_sizes(root: ir.Operation, facts_of):
 
     def sizes_of(op: ir.Operation, i: int) -> ir.Value | None:
         expr = exprs.get(op, [None] * (i + 1))[i]
-        if expr is None:
-            return None
-        func = enclosing_func(op)
-        if func not in entry:
-            block = func.regions[0].blocks[0]
-            entry[func] = (OpBuilder(ip=ir.InsertionPoint.at_block_begin(block), loc=op.location),
-                           list(block.arguments), {})
-        b, args, memo = entry[func]
-        return materialize_size(expr, args, b, memo)
+        return None if expr is None else entry.value(expr, op)
 
     return sizes_of
 

@@ -183,6 +183,25 @@ def materialize_size(expr, args, b: OpBuilder, memo: dict) -> ir.Value | None:
     return out
 
 
+class EntrySizes:
+    """Size expressions materialized (materialize_size) at the entry of the function that uses
+    them, one builder and memo per function: every use in the function shares one value."""
+
+    def __init__(self):
+        self._entry: dict[str, tuple] = {}
+
+    def value(self, expr, at: ir.Operation) -> ir.Value | None:
+        """`expr` built at the entry of `at`'s function, None when it has an opaque leaf."""
+        func = enclosing_func(at)
+        name = str(func.attributes["sym_name"])
+        if name not in self._entry:
+            block = func.regions[0].blocks[0]
+            self._entry[name] = (OpBuilder(ip=ir.InsertionPoint.at_block_begin(block),
+                                           loc=at.location), list(block.arguments), {})
+        b, args, memo = self._entry[name]
+        return materialize_size(expr, args, b, memo)
+
+
 def rebuild_shape_operand(op: ir.Operation, exprs: list) -> bool:
     """Replaces a broadcast's shape operand by `tensor.from_elements` of its sizes computed on
     index scalars (materialize_size), when every size is expressible. IREE reads an expanding

@@ -54,13 +54,14 @@ symhlo-lower-dynamic-indexing-for-iree); the pieces are still read directly.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from torch_mlir import ir
 
 from .builder import OpBuilder, apply_patterns
 from .ir_util import CONTROL_FLOW_OPS, defining_op, enclosing_func, walk_ops
-from .prepare_for_iree import materialize_size
+from .prepare_for_iree import EntrySizes
 from .registry import Pass
 from .size_facts import facts_by_function
 
@@ -200,7 +201,7 @@ class ElementReader:
         self.facts_of = facts_by_function()
         self.looped = {str(enclosing_func(op).attributes["sym_name"]) for op in walk_ops(root)
                        if op.name in CONTROL_FLOW_OPS}
-        self._entry: dict[str, tuple] = {}
+        self._entry = EntrySizes()
         self._exprs: dict = {}
 
     def expression(self, v: ir.Value, index: list[int], at: ir.Operation):
@@ -214,10 +215,7 @@ class ElementReader:
         if key not in self._exprs:
             facts = self.facts_of(at)
             shape = _static_shape(v) or []
-            n = 1
-            for s in shape:
-                n *= s
-            if n == 1:
+            if math.prod(shape) == 1:
                 self._exprs[key] = facts.scalar(v)
             elif len(shape) == 1:
                 vec = facts.vector(v)
@@ -228,16 +226,7 @@ class ElementReader:
 
     def host_value(self, expr, at: ir.Operation) -> ir.Value | None:
         """`expr` as `index` arithmetic at the function's entry, None when it has an opaque leaf."""
-        if expr is None:
-            return None
-        func = enclosing_func(at)
-        name = str(func.attributes["sym_name"])
-        if name not in self._entry:
-            block = func.regions[0].blocks[0]
-            self._entry[name] = (OpBuilder(ip=ir.InsertionPoint.at_block_begin(block),
-                                           loc=at.location), list(block.arguments), {})
-        b, args, memo = self._entry[name]
-        out = materialize_size(expr, args, b, memo)
+        out = None if expr is None else self._entry.value(expr, at)
         return out if out is not None and isinstance(out.type, ir.IndexType) else None
 
     def read(self, v: ir.Value, index: list[int], at: ir.Operation, b: OpBuilder,
@@ -279,10 +268,7 @@ def _small_int_tensor(v: ir.Value) -> list[int] | None:
     shape = _static_shape(v)
     if shape is None or _int_width(ir.RankedTensorType(v.type).element_type) in (None, 1):
         return None
-    n = 1
-    for s in shape:
-        n *= s
-    return shape if n <= _MAX_ELEMENTS else None
+    return shape if math.prod(shape) <= _MAX_ELEMENTS else None
 
 
 def read_tensor_extract_on_host(op: ir.Operation, reader: ElementReader, exprs: dict) -> bool:
