@@ -5,6 +5,8 @@ at several sizes, against eager PyTorch. A missing Vulkan driver fails these tes
 
 from __future__ import annotations
 
+import gc
+import os
 import re
 
 import pytest
@@ -26,6 +28,33 @@ def test_vulkan_device_present():
     names = [d["name"] for d in rt.get_driver("vulkan").query_available_devices()]
     assert names, "the Vulkan driver lists no device"
     print("vulkan devices:", names)
+
+
+def _thread_ids() -> set[str]:
+    return set(os.listdir("/proc/self/task"))
+
+
+def test_vulkan_device_closes_with_its_last_module():
+    """Modules on Vulkan share one device, which closes with the last of them, not at process
+    exit: on lavapipe an open IREE Vulkan device keeps two threads polling, two cores busy while
+    nothing runs (they held a pytest worker's core for the rest of the suite)."""
+    model, prog = exported("seed")
+    args = CASES["seed"].args((5,))
+    before = _thread_ids()
+    first = symhlo.compile(prog, target="vulkan")
+    compare(first(*args), model(*args).detach(), 0, 0)
+    device_threads = _thread_ids() - before
+    assert device_threads, "opening the Vulkan device started no thread"
+    second = symhlo.compile(prog, target="vulkan")
+    compare(second(*args), model(*args).detach(), 0, 0)
+    assert _thread_ids() - before == device_threads, "the second module opened another device"
+    del first
+    gc.collect()
+    assert device_threads <= _thread_ids(), "the device closed while a module still runs on it"
+    compare(second(*args), model(*args).detach(), 0, 0)
+    del second
+    gc.collect()
+    assert not device_threads & _thread_ids(), "the device outlived its modules"
 
 
 @pytest.mark.parametrize("name", [c.name for c in SUITE])

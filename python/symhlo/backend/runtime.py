@@ -13,6 +13,7 @@ import contextlib
 import os
 import re
 import threading
+import weakref
 
 import numpy as np
 from symhlo.passes.contract_attrs import VMFB_TRANSIENTS_SUFFIX
@@ -24,8 +25,14 @@ from .targets import DRIVER_NEEDS, TARGETS, declaration, target_of_driver, vmfb_
 _NO_HEAP = contextlib.nullcontext()
 
 
-def open_device(driver: str):
-    """The (process-cached) IREE HAL device for `driver`; DeviceError naming what is missing."""
+# Drivers whose device IREE keeps for the whole process (iree.runtime's device cache): the CPU
+# ones, which cost nothing idle and which the per-thread transient storage below is made on.
+_PROCESS_LIFETIME_DRIVERS = ("local-task", "local-sync")
+
+
+def open_device(driver: str, *, cache: bool = True):
+    """The IREE HAL device for `driver` (from iree.runtime's process cache unless `cache` is
+    False: then a device of its own); DeviceError naming what is missing."""
     import iree.runtime as rt
 
     available = sorted(rt.query_available_drivers())
@@ -33,7 +40,7 @@ def open_device(driver: str):
         raise DeviceError(f"IREE driver '{driver}' is not compiled into this iree-base-runtime "
                           f"(it has: {', '.join(available)})")
     try:
-        return rt.get_device(driver)
+        return rt.get_device(driver, cache=cache)
     except Exception as e:
         cause = e.__cause__ or e  # get_device's own message is generic; its cause names the library
         reason = " ".join(str(cause).split())
@@ -42,6 +49,37 @@ def open_device(driver: str):
             f"no device for target '{target_of_driver(driver)}' (IREE driver '{driver}'): "
             f"{reason}. It needs {DRIVER_NEEDS.get(driver, 'its device driver')}. "
             f"Targets with a device here: {', '.join(usable) or 'none'}.") from None
+
+
+class _HeldDevice:
+    """An opened device and the Runtimes using it: the last Runtime to go releases it."""
+
+    __slots__ = ("device", "__weakref__")
+
+    def __init__(self, device):
+        self.device = device
+
+
+_HELD_DEVICES: "weakref.WeakValueDictionary[str, _HeldDevice]" = weakref.WeakValueDictionary()
+_HELD_LOCK = threading.Lock()
+
+
+def hold_device(driver: str) -> _HeldDevice:
+    """The device a Runtime on `driver` runs on, shared by every Runtime alive on it.
+
+    A GPU device (vulkan, cuda, hip) lives while a Runtime holds it, not for the whole process
+    as in iree.runtime's cache: on Mesa's lavapipe (the CPU Vulkan driver of CI machines and
+    GPU-less hosts) an open IREE Vulkan device keeps two threads polling its semaphores, two
+    cores busy for as long as it is open, though nothing runs. The CPU drivers stay in IREE's
+    cache (an idle local-task device costs nothing).
+    """
+    if driver in _PROCESS_LIFETIME_DRIVERS:
+        return _HeldDevice(open_device(driver))
+    with _HELD_LOCK:
+        held = _HELD_DEVICES.get(driver)
+        if held is None:
+            held = _HELD_DEVICES[driver] = _HeldDevice(open_device(driver, cache=False))
+        return held
 
 
 def _has_device(driver: str) -> bool:
@@ -116,7 +154,8 @@ class Runtime:
         import iree.runtime as rt
 
         self.driver = driver
-        self.device = open_device(driver)
+        self._held_device = hold_device(driver)
+        self.device = self._held_device.device
         self._host_heap = driver in ("local-task", "local-sync") and HOST_HEAP.enabled()
         self.instance = rt.VmInstance()
         try:
