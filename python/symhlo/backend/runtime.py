@@ -30,9 +30,10 @@ _NO_HEAP = contextlib.nullcontext()
 _PROCESS_LIFETIME_DRIVERS = ("local-task", "local-sync")
 
 
-def open_device(driver: str, *, cache: bool = True):
-    """The IREE HAL device for `driver` (from iree.runtime's process cache unless `cache` is
-    False: then a device of its own); DeviceError naming what is missing."""
+def open_device(driver: str):
+    """The IREE HAL device for `driver`; DeviceError naming what is missing. A CPU driver's
+    comes from iree.runtime's process cache; any other driver's is a device of its own, closed
+    when the last reference goes (see hold_device)."""
     import iree.runtime as rt
 
     available = sorted(rt.query_available_drivers())
@@ -40,7 +41,7 @@ def open_device(driver: str, *, cache: bool = True):
         raise DeviceError(f"IREE driver '{driver}' is not compiled into this iree-base-runtime "
                           f"(it has: {', '.join(available)})")
     try:
-        return rt.get_device(driver, cache=cache)
+        return rt.get_device(driver, cache=driver in _PROCESS_LIFETIME_DRIVERS)
     except Exception as e:
         cause = e.__cause__ or e  # get_device's own message is generic; its cause names the library
         reason = " ".join(str(cause).split())
@@ -78,7 +79,7 @@ def hold_device(driver: str) -> _HeldDevice:
     with _HELD_LOCK:
         held = _HELD_DEVICES.get(driver)
         if held is None:
-            held = _HELD_DEVICES[driver] = _HeldDevice(open_device(driver, cache=False))
+            held = _HELD_DEVICES[driver] = _HeldDevice(open_device(driver))
         return held
 
 
