@@ -71,12 +71,12 @@ func.func @conv_conv_two_users(%arg0: tensor<?x3x?x?xf32>, %arg1: tensor<4x3x3x3
 // -----
 
 // A residual add between the convs: the second conv's input is not blocks, so it is padded and
-// its halos copied as usual.
+// its halos copied as usual (from the NCHW sum: 4 channels, read in its own layout).
 // CHECK-LABEL: func @residual_add_conv
 // CHECK:         linalg.conv_2d_nhwc_hwcf
-// CHECK:         stablehlo.add
-// CHECK:         %[[P:.*]] = stablehlo.pad
-// CHECK:         linalg.generic {{.*}} ins(%[[P]] : tensor<?x?x?x4xf32>)
+// CHECK:         %[[S:.*]] = stablehlo.add
+// CHECK:         %[[P:.*]] = stablehlo.pad %[[S]], %{{.*}}, low = [0, 0, 1, 1]
+// CHECK:         linalg.generic {{.*}} ins(%[[P]] : tensor<?x4x?x?xf32>)
 // CHECK-NOT:     tensor.extract %
 // CHECK:         linalg.conv_2d_nhwc_hwcf
 func.func @residual_add_conv(%arg0: tensor<?x4x?x?xf32>, %arg1: tensor<4x4x3x3xf32>, %arg2: tensor<8x4x3x3xf32>) -> tensor<?x8x?x?xf32> {
