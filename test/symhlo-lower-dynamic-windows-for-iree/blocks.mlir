@@ -6,7 +6,7 @@
 // direct-block-width; the default is 8 x 8: the halo is then 17 x 17, the padding 7 * 2 more
 // columns).
 // DEFAULT-LABEL: func @conv2d_blocks
-// DEFAULT:         stablehlo.pad %arg0, %{{.*}}, low = [0, 0, 1, 1], high = [0, 0, 15, 15]
+// DEFAULT-NOT:     stablehlo.pad
 // DEFAULT:         linalg.conv_2d_nhwc_hwcf {{.*}} ins(%{{.*}}, %{{.*}} : tensor<?x17x17x3xf32>, tensor<3x3x3x4xf32>) outs(%{{.*}} : tensor<?x8x8x4xf32>)
 // With 16 columns: the input gets (8 - 1) * stride more rows and (16 - 1) * stride more
 // columns of high padding; each block's halo (7 * 2 + 3 = 17 rows, 15 * 2 + 3 = 33 columns) is copied to N x RB x OB x 17 x
@@ -14,20 +14,24 @@
 // N x RB x OB x 8 x 16 x F is put back in channels-last order, the rows past OH and the columns
 // past OW are sliced off, and one transpose takes it to the op's NCHW layout (where
 // symhlo-sink-transposes-for-iree meets it with the next convolution's transpose to NHWC).
-// The NCHW input is padded and read as it is: the gather's map does the transpose to
-// channels-last (option halo-in-input-layout; no transpose of the input is left).
-// CHECK-DAG:   #[[HALO:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d5, d1 * 16 + d3, d2 * 32 + d4)>
+// The NCHW input (3 channels) is read where it is: the halo gather finds each element in it,
+// the padding by a bounds check (option halo-in-input-layout-channels; neither a transpose of
+// the input nor a pad is left), and the padded sizes are the input's plus the padding.
 // CHECK-LABEL: func @conv2d_blocks
 // CHECK:         %[[K:.*]] = stablehlo.transpose %arg1, dims = [2, 3, 1, 0] : (tensor<4x3x3x3xf32>) -> tensor<3x3x3x4xf32>
 // CHECK-NOT:     stablehlo.transpose %arg0
-// CHECK:         %[[P:.*]] = stablehlo.pad %arg0, %{{.*}}, low = [0, 0, 1, 1], high = [0, 0, 15, 31], interior = [0, 0, 0, 0]
-// CHECK:         %[[PH:.*]] = tensor.dim %[[P]], %{{.*}} : tensor<?x3x?x?xf32>
-// CHECK:         %[[PW:.*]] = tensor.dim %[[P]], %{{.*}} : tensor<?x3x?x?xf32>
+// CHECK-NOT:     stablehlo.pad
 // CHECK:         %[[N:.*]] = tensor.dim %arg0, %{{.*}} : tensor<?x3x?x?xf32>
+// CHECK:         %[[H:.*]] = tensor.dim %arg0, %{{.*}} : tensor<?x3x?x?xf32>
+// CHECK:         %[[W:.*]] = tensor.dim %arg0, %{{.*}} : tensor<?x3x?x?xf32>
+// CHECK:         %[[C16:.*]] = arith.constant 16 : index
+// CHECK:         %[[PH:.*]] = arith.addi %[[H]], %[[C16]] : index
 // CHECK:         %[[C17:.*]] = arith.constant 17 : index
 // CHECK:         %[[H1:.*]] = arith.subi %[[PH]], %[[C17]] : index
 // CHECK:         %[[H2:.*]] = arith.divsi %[[H1]], %{{.*}} : index
 // CHECK:         %[[OH:.*]] = arith.addi %[[H2]], %{{.*}} : index
+// CHECK:         %[[C32:.*]] = arith.constant 32 : index
+// CHECK:         %[[PW:.*]] = arith.addi %[[W]], %[[C32]] : index
 // CHECK:         %[[C33:.*]] = arith.constant 33 : index
 // CHECK:         %[[W1:.*]] = arith.subi %[[PW]], %[[C33]] : index
 // CHECK:         %[[W2:.*]] = arith.divsi %[[W1]], %{{.*}} : index
@@ -39,7 +43,14 @@
 // CHECK:         %[[R1:.*]] = arith.addi %[[OH]], %[[C7]] : index
 // CHECK:         %[[RB:.*]] = arith.divsi %[[R1]], %{{.*}} : index
 // CHECK:         %[[E:.*]] = tensor.empty(%[[N]], %[[RB]], %[[OB]]) : tensor<?x?x?x17x33x3xf32>
-// CHECK:         %[[G:.*]] = linalg.generic {indexing_maps = [#[[HALO]], {{.*}}]{{.*}} ins(%[[P]] : tensor<?x3x?x?xf32>) outs(%[[E]] : tensor<?x?x?x17x33x3xf32>)
+// CHECK:         %[[G:.*]] = linalg.generic {{.*}} outs(%[[E]] : tensor<?x?x?x17x33x3xf32>)
+// CHECK:           %[[Y:.*]] = arith.subi %{{.*}}, %[[C1:.*]] : index
+// CHECK:           %[[X:.*]] = arith.subi %{{.*}}, %{{.*}} : index
+// CHECK:           arith.cmpi slt, %[[Y]], %[[H]] : index
+// CHECK:           arith.cmpi slt, %[[X]], %[[W]] : index
+// CHECK:           arith.andi
+// CHECK:           %[[V:.*]] = tensor.extract %arg0[%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}] : tensor<?x3x?x?xf32>
+// CHECK:           arith.select %{{.*}}, %[[V]], %{{.*}} : f32
 // CHECK:         %[[X4:.*]] = tensor.collapse_shape %[[G]] {{\[\[}}0, 1, 2], [3], [4], [5]] : tensor<?x?x?x17x33x3xf32> into tensor<?x17x33x3xf32>
 // CHECK:         %[[NR:.*]] = arith.muli %[[N]], %[[RB]] : index
 // CHECK:         %[[NRO:.*]] = arith.muli %[[NR]], %[[OB]] : index
@@ -62,10 +73,10 @@ func.func @conv2d_blocks(%arg0: tensor<?x3x?x?xf32>, %arg1: tensor<4x3x3x3xf32>)
 // A static height (only W is `?`): blocks of 16 columns only, the rows whole (HP x BW halos,
 // 32 x 18 here); N x OB x OH x 16 x F goes back to N x OH x OB x 16 x F, is sliced to OW and
 // transposed to NCHW.
-// CHECK-DAG:   #[[HALO1:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d4, d2, d1 * 16 + d3)>
 // CHECK-LABEL: func @conv2d_blocks_static_height
-// CHECK:         stablehlo.pad %arg0, %{{.*}}, low = [0, 0, 1, 1], high = [0, 0, 1, 16]
-// CHECK:         linalg.generic {indexing_maps = [#[[HALO1]], {{.*}}]{{.*}} outs(%{{.*}} : tensor<2x?x32x18x3xf32>)
+// CHECK-NOT:     stablehlo.pad
+// CHECK:         linalg.generic {{.*}} outs(%{{.*}} : tensor<2x?x32x18x3xf32>)
+// CHECK:           tensor.extract %arg0[{{.*}}] : tensor<2x3x30x?xf32>
 // CHECK:         linalg.conv_2d_nhwc_hwcf {{.*}} ins(%{{.*}}, %{{.*}} : tensor<?x32x18x3xf32>, tensor<3x3x3x4xf32>) outs(%{{.*}} : tensor<?x30x16x4xf32>)
 // CHECK:         stablehlo.transpose %{{.*}}, dims = [0, 2, 1, 3, 4] : (tensor<2x?x30x16x4xf32>) -> tensor<2x30x?x16x4xf32>
 // CHECK:         tensor.extract_slice %{{.*}}[0, 0, 0, 0] [2, 30, %{{.*}}, 4] [1, 1, 1, 1] : tensor<2x30x?x4xf32> to tensor<2x30x?x4xf32>
