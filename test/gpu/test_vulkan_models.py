@@ -40,18 +40,19 @@ def test_vulkan_device_closes_with_its_last_module():
     nothing runs (they held a pytest worker's core for the rest of the suite)."""
     model, prog = exported("seed")
     args = CASES["seed"].args((5,))
+    ref = model(*args).detach()  # eager first: torch's own threads exist before `before`
     before = _thread_ids()
     first = symhlo.compile(prog, target="vulkan")
-    compare(first(*args), model(*args).detach(), 0, 0)
+    compare(first(*args), ref, 0, 0)
     device_threads = _thread_ids() - before
     assert device_threads, "opening the Vulkan device started no thread"
     second = symhlo.compile(prog, target="vulkan")
-    compare(second(*args), model(*args).detach(), 0, 0)
+    compare(second(*args), ref, 0, 0)
     assert _thread_ids() - before == device_threads, "the second module opened another device"
     del first
     gc.collect()
     assert device_threads <= _thread_ids(), "the device closed while a module still runs on it"
-    compare(second(*args), model(*args).detach(), 0, 0)
+    compare(second(*args), ref, 0, 0)
     del second
     gc.collect()
     assert not device_threads & _thread_ids(), "the device outlived its modules"
