@@ -1176,9 +1176,8 @@ def read_halo_in_input_layout(halo: ir.Operation, max_channels: int) -> bool:
     pad = _zero_interior_pad(halo.operands[0])
     t = defining_op(pad.operands[0]) if pad is not None else None
     channels = ir.RankedTensorType(halo.operands[0].type).shape[-1]
-    if t is None or t.name != "stablehlo.transpose" or not 0 < channels <= max_channels or not all(
-            sum(use_owner(u).name not in _SIZE_READS for u in v.uses) == 1
-            for v in (pad.results[0], t.results[0])):
+    if t is None or t.name != "stablehlo.transpose" or not 0 < channels <= max_channels or not (
+            _one_reader(pad.results[0]) and _one_reader(t.results[0])):
         return False
     x, perm = t.operands[0], transpose_perm(t)  # axis i of %t is axis perm[i] of %x
     inv = inverse_perm(perm)
@@ -1269,11 +1268,16 @@ def _zero_interior_pad(v: ir.Value) -> ir.Operation | None:
     return pad if value is not None and value.name == "stablehlo.constant" else None
 
 
+def _one_reader(v: ir.Value) -> bool:
+    """`v` has one reader besides size reads."""
+    return sum(use_owner(u).name not in _SIZE_READS for u in v.uses) == 1
+
+
 def _read_only_here(v: ir.Value) -> bool:
     """`v` and the values it is a transpose of, back to one that is not a transpose, each have
     one reader besides size reads."""
     while True:
-        if sum(use_owner(u).name not in _SIZE_READS for u in v.uses) != 1:
+        if not _one_reader(v):
             return False
         d = defining_op(v)
         if d is None or d.name != "stablehlo.transpose":
