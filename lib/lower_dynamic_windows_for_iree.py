@@ -1154,25 +1154,27 @@ def gather_halo_from_conv_blocks(halo: ir.Operation) -> bool:
 def read_halo_in_input_layout(halo: ir.Operation, max_channels: int) -> bool:
     """A direct conv's halo gather (`conv_as_blocked_direct`) whose padded input is a transpose
     to channels-last of an input with at most `max_channels` channels (torch's NCHW image) reads
-    that input where it is, in its own layout: one linalg.generic finds each halo element in it
-    and the padding by a bounds check (`_gather`, as gather_halo_from_conv_blocks does for
-    blocks), where the transpose over `?` dims (3x the static module's) and the pad were
-    dispatches of their own:
+    that input in its own layout: the input is padded where it is (a copy of a few channels)
+    and the gather reads it through its own map permuted, so the transpose over `?` dims (3x
+    the static module's) is gone:
 
         %t = stablehlo.transpose %x, dims = [0, 2, 3, 1]   : N x C x H x W -> N x H x W x C
         %p = stablehlo.pad %t, %zero, low = [0, 3, 3, 0], high = [0, 10, 17, 0]
         %h = linalg.generic ins(%p) {map (n, rb, ob, i, j, c) -> (n, rb*16 + i, ob*16 + j, c)}
       ==>
-        %h = linalg.generic outs(..) {
-          y = rb*16 + i - 3, x = ob*16 + j - 3, in = 0 <= y < H && 0 <= x < W
-          yield select(in, tensor.extract %x[n, c, y, x], 0) }      (y, x clamped)
+        %p = stablehlo.pad %x, %zero, low = [0, 0, 3, 3], high = [0, 0, 10, 17]
+        %h = linalg.generic ins(%p) {map (n, rb, ob, i, j, c) -> (n, c, rb*16 + i, ob*16 + j)}
 
-    ResNet-18's stem at batch 8 (3 channels, 224²): transpose 1.24 + halo copy 0.69 ms -> 0.79
-    per call (the pad kept and read through the map: 0.24 for its copy + 0.85). A gather whose
-    innermost axis strides across H x W per channel was not measured for wide inputs: the
-    transpose stays for more than `max_channels`. Only where the transpose and the pad have no
-    other reader than the halo (size reads are folded onto `%x`'s sizes). False (nothing
-    changed) for any other input."""
+    Per call at batch 8, transpose + pad + halo copy against this (`bench/dispatch_profile.py`,
+    alternated rounds, medians): ResNet-18's stem (224², 7 x 7 / 2) 1.24 + 0.69 -> 0.24 + 0.85
+    ms on an AMD EPYC, 0.88 + 2.09 -> 0.45 + 2.37 on an Intel Xeon; the small CNN's (128²)
+    0.18 + 0.42 -> 0.12 + 0.49 on the Xeon. Reading each element of the unpadded input by
+    tensor.extract with a bounds check instead (`_gather`) was faster on the EPYC (0.79 ms on
+    ResNet-18) and 2-3x slower on the Xeon (4.95 and 1.22 ms: the per-element index arithmetic
+    became 64-bit vector multiplies). Its innermost axis strides across H x W per channel, not
+    measured for wide inputs: the transpose stays for more than `max_channels`. Only where the
+    transpose and the pad have no other reader than the halo (size reads are folded onto `%x`'s
+    sizes). False (nothing changed) for any other input."""
     pad = _zero_interior_pad(halo.operands[0])
     t = defining_op(pad.operands[0]) if pad is not None else None
     channels = ir.RankedTensorType(halo.operands[0].type).shape[-1]
@@ -1187,14 +1189,21 @@ def read_halo_in_input_layout(halo: ir.Operation, max_channels: int) -> bool:
     sizes = [e.tensor_dim(x, a) for a in perm]  # channels-last
     _fold_size_reads(pad.results[0], [(sizes[a], low[a] + high[a]) for a in range(len(perm))])
     _fold_size_reads(t.results[0], [(sizes[a], 0) for a in range(len(perm))])
-
-    def read(b: OpBuilder, n: ir.Value, y: ir.Value, xx: ir.Value, c: ir.Value) -> ir.Value:
-        at = [n, y, xx, c]
-        return b.tensor_extract(x, [at[i] for i in inv])
-
-    at_map = ir.AffineMapAttr(ir.ArrayAttr(halo.attributes["indexing_maps"])[0]).value
-    halo.results[0].replace_all_uses_with(_gather(OpBuilder(halo), halo.operands[1], at_map,
-                                                  *_pad_amounts(pad), sizes[1:3], read))
+    b = OpBuilder(halo)
+    padded = b.hlo_pad(x, pad.operands[1], [low[i] for i in inv], [high[i] for i in inv],
+                       [0] * len(perm))
+    maps = ir.ArrayAttr(halo.attributes["indexing_maps"])
+    at_map = ir.AffineMapAttr(maps[0]).value
+    read = ir.AffineMap.get(at_map.n_dims, 0, [list(at_map.results)[i] for i in inv])
+    out = halo.operands[1]
+    elt = ir.RankedTensorType(out.type).element_type
+    gen = linalg.GenericOp([out.type], [padded], [out],
+                           ir.ArrayAttr.get([ir.AffineMapAttr.get(read), maps[1]]),
+                           halo.attributes["iterator_types"], loc=b.loc, ip=b.ip)
+    body = gen.regions[0].blocks.append(elt, elt)
+    with ir.InsertionPoint(body), b.loc:
+        linalg.YieldOp([body.arguments[0]])
+    halo.results[0].replace_all_uses_with(gen.results[0])
     halo.erase()
     return True
 
@@ -1610,7 +1619,7 @@ class LowerDynamicWindowsForIree(Pass):
     # linalg.generic (no copy of the windows; pool_over_gathered_blocks)
     pool_taps_from_blocks: bool = True
     # a direct conv's halo gather of a transposed input with at most this many channels
-    # (torch's NCHW image made channels-last) reads the input where it is, in its own layout
+    # (torch's NCHW image made channels-last) reads the input in its own layout, padded there
     # (read_halo_in_input_layout; 0: never)
     halo_in_input_layout_channels: int = 4
     # an ungrouped convolution over static spatial dims with more than block_max_channels

@@ -6,7 +6,7 @@
 // direct-block-width; the default is 8 x 8: the halo is then 17 x 17, the padding 7 * 2 more
 // columns).
 // DEFAULT-LABEL: func @conv2d_blocks
-// DEFAULT-NOT:     stablehlo.pad
+// DEFAULT:         stablehlo.pad %arg0, %{{.*}}, low = [0, 0, 1, 1], high = [0, 0, 15, 15]
 // DEFAULT:         linalg.conv_2d_nhwc_hwcf {{.*}} ins(%{{.*}}, %{{.*}} : tensor<?x17x17x3xf32>, tensor<3x3x3x4xf32>) outs(%{{.*}} : tensor<?x8x8x4xf32>)
 // With 16 columns: the input gets (8 - 1) * stride more rows and (16 - 1) * stride more
 // columns of high padding; each block's halo (7 * 2 + 3 = 17 rows, 15 * 2 + 3 = 33 columns) is copied to N x RB x OB x 17 x
@@ -14,9 +14,11 @@
 // N x RB x OB x 8 x 16 x F is put back in channels-last order, the rows past OH and the columns
 // past OW are sliced off, and one transpose takes it to the op's NCHW layout (where
 // symhlo-sink-transposes-for-iree meets it with the next convolution's transpose to NHWC).
-// The NCHW input (3 channels) is read where it is: the halo gather finds each element in it,
-// the padding by a bounds check (option halo-in-input-layout-channels; neither a transpose of
-// the input nor a pad is left), and the padded sizes are the input's plus the padding.
+// The NCHW input (3 channels) is read in its own layout: padded where it is and gathered
+// through the halo's map permuted, (n, c, rb * 16 + i, ob * 32 + j) (option
+// halo-in-input-layout-channels; no transpose of the input is left), and the padded sizes are
+// the input's plus the padding.
+// CHECK:       #[[NCHW:.*]] = affine_map<(d0, d1, d2, d3, d4, d5) -> (d0, d5, d1 * 16 + d3, d2 * 32 + d4)>
 // CHECK-LABEL: func @conv2d_blocks
 // CHECK:         %[[K:.*]] = stablehlo.transpose %arg1, dims = [2, 3, 1, 0] : (tensor<4x3x3x3xf32>) -> tensor<3x3x3x4xf32>
 // CHECK-NOT:     stablehlo.transpose %arg0
@@ -43,14 +45,8 @@
 // CHECK:         %[[R1:.*]] = arith.addi %[[OH]], %[[C7]] : index
 // CHECK:         %[[RB:.*]] = arith.divsi %[[R1]], %{{.*}} : index
 // CHECK:         %[[E:.*]] = tensor.empty(%[[N]], %[[RB]], %[[OB]]) : tensor<?x?x?x17x33x3xf32>
-// CHECK:         %[[G:.*]] = linalg.generic {{.*}} outs(%[[E]] : tensor<?x?x?x17x33x3xf32>)
-// CHECK:           %[[Y:.*]] = arith.subi %{{.*}}, %[[C1:.*]] : index
-// CHECK:           %[[X:.*]] = arith.subi %{{.*}}, %{{.*}} : index
-// CHECK:           arith.cmpi slt, %[[Y]], %[[H]] : index
-// CHECK:           arith.cmpi slt, %[[X]], %[[W]] : index
-// CHECK:           arith.andi
-// CHECK:           %[[V:.*]] = tensor.extract %arg0[%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}] : tensor<?x3x?x?xf32>
-// CHECK:           arith.select %{{.*}}, %[[V]], %{{.*}} : f32
+// CHECK:         %[[P:.*]] = stablehlo.pad %arg0, %{{.*}}, low = [0, 0, 1, 1], high = [0, 0, 15, 31], interior = [0, 0, 0, 0] : (tensor<?x3x?x?xf32>, tensor<f32>) -> tensor<?x3x?x?xf32>
+// CHECK:         %[[G:.*]] = linalg.generic {indexing_maps = [#[[NCHW]], #{{.*}}], {{.*}} ins(%[[P]] : tensor<?x3x?x?xf32>) outs(%[[E]] : tensor<?x?x?x17x33x3xf32>)
 // CHECK:         %[[X4:.*]] = tensor.collapse_shape %[[G]] {{\[\[}}0, 1, 2], [3], [4], [5]] : tensor<?x?x?x17x33x3xf32> into tensor<?x17x33x3xf32>
 // CHECK:         %[[NR:.*]] = arith.muli %[[N]], %[[RB]] : index
 // CHECK:         %[[NRO:.*]] = arith.muli %[[NR]], %[[OB]] : index
@@ -72,11 +68,13 @@ func.func @conv2d_blocks(%arg0: tensor<?x3x?x?xf32>, %arg1: tensor<4x3x3x3xf32>)
 
 // A static height (only W is `?`): blocks of 16 columns only, the rows whole (HP x BW halos,
 // 32 x 18 here); N x OB x OH x 16 x F goes back to N x OH x OB x 16 x F, is sliced to OW and
-// transposed to NCHW.
+// transposed to NCHW. The input is padded in its NCHW layout and read through (n, c, h,
+// ob * 16 + j).
+// CHECK:       #[[NCHW2:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d4, d2, d1 * 16 + d3)>
 // CHECK-LABEL: func @conv2d_blocks_static_height
-// CHECK-NOT:     stablehlo.pad
-// CHECK:         linalg.generic {{.*}} outs(%{{.*}} : tensor<2x?x32x18x3xf32>)
-// CHECK:           tensor.extract %arg0[{{.*}}] : tensor<2x3x30x?xf32>
+// CHECK-NOT:     stablehlo.transpose %arg0
+// CHECK:         %[[P:.*]] = stablehlo.pad %arg0, %{{.*}}, low = [0, 0, 1, 1], high = [0, 0, 1, 16], interior = [0, 0, 0, 0] : (tensor<2x3x30x?xf32>, tensor<f32>) -> tensor<2x3x32x?xf32>
+// CHECK:         linalg.generic {indexing_maps = [#[[NCHW2]], #{{.*}}], {{.*}} ins(%[[P]] : tensor<2x3x32x?xf32>) outs(%{{.*}} : tensor<2x?x32x18x3xf32>)
 // CHECK:         linalg.conv_2d_nhwc_hwcf {{.*}} ins(%{{.*}}, %{{.*}} : tensor<?x32x18x3xf32>, tensor<3x3x3x4xf32>) outs(%{{.*}} : tensor<?x30x16x4xf32>)
 // CHECK:         stablehlo.transpose %{{.*}}, dims = [0, 2, 1, 3, 4] : (tensor<2x?x30x16x4xf32>) -> tensor<2x30x?x16x4xf32>
 // CHECK:         tensor.extract_slice %{{.*}}[0, 0, 0, 0] [2, 30, %{{.*}}, 4] [1, 1, 1, 1] : tensor<2x30x?x4xf32> to tensor<2x30x?x4xf32>

@@ -71,13 +71,14 @@ func.func @conv_conv_two_users(%arg0: tensor<?x3x?x?xf32>, %arg1: tensor<4x3x3x3
 // -----
 
 // A residual add between the convs: the second conv's input is not blocks, so it is padded and
-// its halos gathered from the NCHW sum itself (4 channels: read_halo_in_input_layout).
+// its halos gathered from the NCHW sum itself, padded in that layout (4 channels:
+// read_halo_in_input_layout; no transpose of the sum).
 // CHECK-LABEL: func @residual_add_conv
 // CHECK:         linalg.conv_2d_nhwc_hwcf
 // CHECK:         %[[S:.*]] = stablehlo.add
-// CHECK-NOT:     stablehlo.pad
-// CHECK:         linalg.generic {{.*}} outs(%{{.*}} : tensor<?x?x?x10x18x4xf32>)
-// CHECK:           tensor.extract %[[S]][{{.*}}] : tensor<?x4x?x?xf32>
+// CHECK-NOT:     stablehlo.transpose %[[S]]
+// CHECK:         %[[P:.*]] = stablehlo.pad %[[S]], %{{.*}}, low = [0, 0, 1, 1], high = [0, 0, 8, 16]
+// CHECK:         linalg.generic {{.*}} ins(%[[P]] : tensor<?x4x?x?xf32>) outs(%{{.*}} : tensor<?x?x?x10x18x4xf32>)
 // CHECK:         linalg.conv_2d_nhwc_hwcf
 func.func @residual_add_conv(%arg0: tensor<?x4x?x?xf32>, %arg1: tensor<4x4x3x3xf32>, %arg2: tensor<8x4x3x3xf32>) -> tensor<?x8x?x?xf32> {
   %0 = stablehlo.convolution(%arg0, %arg1) dim_numbers = [b, f, 0, 1]x[o, i, 0, 1]->[b, f, 0, 1], window = {stride = [1, 1], pad = [[1, 1], [1, 1]], rhs_dilate = [1, 1]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<?x4x?x?xf32>, tensor<4x4x3x3xf32>) -> tensor<?x4x?x?xf32>
