@@ -480,15 +480,7 @@ def conv_as_im2col_matmul(e: OpBuilder, padded: ir.Value, k: ir.Value, result_t:
     if block > 1:
         o = o[:-2] + [o[-2] * block + o[-1]]
     read = [d[0]] + [o[i] * strides[i] + d[1 + nout + i] * dilations[i] for i in range(nsp)] + [d[-1]]
-    maps = ir.ArrayAttr.get([ir.AffineMapAttr.get(ir.AffineMap.get(rank, 0, read)),
-                             ir.AffineMapAttr.get(ir.AffineMap.get_identity(rank))])
-    par = ir.Attribute.parse("#linalg.iterator_type<parallel>")
-    gen = linalg.GenericOp([ir.RankedTensorType.get(patches_shape, elt)], [padded], [empty], maps,
-                           ir.ArrayAttr.get([par] * rank), loc=e.loc, ip=e.ip)
-    body = gen.regions[0].blocks.append(elt, elt)
-    with ir.InsertionPoint(body), e.loc:
-        linalg.YieldOp([body.arguments[0]])
-    patches = gen.results[0]
+    patches = _copy_generic(e, padded, empty, ir.AffineMap.get(rank, 0, read))
     outer = patches_shape[:nout + 1]
     nrows = dyn if any(is_dynamic(x) for x in outer) else math.prod(outer)
     rows_t = ir.RankedTensorType.get([nrows, kk * c], elt)
@@ -627,15 +619,8 @@ def conv_as_blocked_direct(e: OpBuilder, padded: ir.Value, k: ir.Value, result_t
     no = len(outer)
     h_read = d[1] * (rows * strides[0]) + d[no] if rows else d[no]
     read = [d[0], h_read, d[no - 1] * (block * strides[1]) + d[no + 1], d[no + 2]]
-    maps = ir.ArrayAttr.get([ir.AffineMapAttr.get(ir.AffineMap.get(rank, 0, read)),
-                             ir.AffineMapAttr.get(ir.AffineMap.get_identity(rank))])
-    par = ir.Attribute.parse("#linalg.iterator_type<parallel>")
-    gen = linalg.GenericOp([halo_t], [padded], [empty], maps, ir.ArrayAttr.get([par] * rank),
-                           loc=e.loc, ip=e.ip)
-    body = gen.regions[0].blocks.append(elt, elt)
-    with ir.InsertionPoint(body), e.loc:
-        linalg.YieldOp([body.arguments[0]])
-    x4 = e.collapse_shape(gen.results[0], [list(range(no)), [no], [no + 1], [no + 2]],
+    halo = _copy_generic(e, padded, empty, ir.AffineMap.get(rank, 0, read))
+    x4 = e.collapse_shape(halo, [list(range(no)), [no], [no + 1], [no + 2]],
                           ir.RankedTensorType.get([dyn, inner_h, bw, c], elt))
     nbatch = outer_sizes[0]
     for v in outer_sizes[1:]:
@@ -644,7 +629,7 @@ def conv_as_blocked_direct(e: OpBuilder, padded: ir.Value, k: ir.Value, result_t
     out = _filled(e, y4_t, [nbatch, None if rows else sizes[1], None, None], e.constant(elt, 0.0))
     with e.loc, e.ip:
         y4 = linalg.conv_2d_nhwc_hwcf(x4, k, outs=[out], strides=strides, dilations=dilations)
-    blocks = ConvBlocks(y4, n, outer_sizes, rows, y_cl, gen.operation)
+    blocks = ConvBlocks(y4, n, outer_sizes, rows, y_cl, defining_op(halo))
     # drop the last blocks' positions past OH and OW
     final = [sizes[y_cl.index(a)] if is_dynamic(result_t.shape[a]) else result_t.shape[a]
              for a in range(4)]
@@ -1192,18 +1177,10 @@ def read_halo_in_input_layout(halo: ir.Operation, max_channels: int) -> bool:
     b = OpBuilder(halo)
     padded = b.hlo_pad(x, pad.operands[1], [low[i] for i in inv], [high[i] for i in inv],
                        [0] * len(perm))
-    maps = ir.ArrayAttr(halo.attributes["indexing_maps"])
-    at_map = ir.AffineMapAttr(maps[0]).value
-    read = ir.AffineMap.get(at_map.n_dims, 0, [list(at_map.results)[i] for i in inv])
-    out = halo.operands[1]
-    elt = ir.RankedTensorType(out.type).element_type
-    gen = linalg.GenericOp([out.type], [padded], [out],
-                           ir.ArrayAttr.get([ir.AffineMapAttr.get(read), maps[1]]),
-                           halo.attributes["iterator_types"], loc=b.loc, ip=b.ip)
-    body = gen.regions[0].blocks.append(elt, elt)
-    with ir.InsertionPoint(body), b.loc:
-        linalg.YieldOp([body.arguments[0]])
-    halo.results[0].replace_all_uses_with(gen.results[0])
+    at = list(ir.AffineMapAttr(ir.ArrayAttr(halo.attributes["indexing_maps"])[0]).value.results)
+    read = ir.AffineMap.get(len(ir.RankedTensorType(halo.results[0].type).shape), 0,
+                            [at[i] for i in inv])
+    halo.results[0].replace_all_uses_with(_copy_generic(b, padded, halo.operands[1], read))
     halo.erase()
     return True
 
@@ -1298,6 +1275,22 @@ def _pad_amounts(pad: ir.Operation) -> tuple[list[int], ir.Attribute]:
     """A stablehlo.pad's low amounts and its (constant) value."""
     return (list(ir.DenseI64ArrayAttr(pad.attributes["edge_padding_low"])),
             ir.DenseElementsAttr(defining_op(pad.operands[1]).attributes["value"]).get_splat_value())
+
+
+def _copy_generic(e: OpBuilder, src: ir.Value, out: ir.Value, read: ir.AffineMap) -> ir.Value:
+    """An all-parallel linalg.generic filling `out` with `src` read at `read`:
+    out[i..] = src[read(i..)] (an im2col's patches, a conv's halo blocks)."""
+    out_t = ir.RankedTensorType(out.type)
+    rank = out_t.rank
+    maps = ir.ArrayAttr.get([ir.AffineMapAttr.get(read),
+                             ir.AffineMapAttr.get(ir.AffineMap.get_identity(rank))])
+    par = ir.Attribute.parse("#linalg.iterator_type<parallel>")
+    gen = linalg.GenericOp([out_t], [src], [out], maps, ir.ArrayAttr.get([par] * rank),
+                           loc=e.loc, ip=e.ip)
+    body = gen.regions[0].blocks.append(out_t.element_type, out_t.element_type)
+    with ir.InsertionPoint(body), e.loc:
+        linalg.YieldOp([body.arguments[0]])
+    return gen.results[0]
 
 
 def _index_generic(e: OpBuilder, out: ir.Value) -> tuple[ir.Value, OpBuilder, list]:
