@@ -256,7 +256,7 @@ class Runners:
         """aot.export with the same dims, compiled with symhlo's iree-compile flags; a callable."""
         from iree.turbine import aot
 
-        from symhlo.backend.compiler import iree_flags
+        from symhlo.backend.compiler import iree_flags, module_flags
         from symhlo.backend.runtime import Runtime
         from symhlo.backend.targets import TARGETS
 
@@ -267,8 +267,9 @@ class Runners:
         # iree-compile's own flag parser, as symhlo's compile uses (the session's set_flags
         # refuses codegen options such as --iree-llvmcpu-vector-pproc-strategy).
         import iree.compiler as ic
-        vmfb = ic.compile_str(str(exported.mlir_module), input_type="torch",
-                              extra_args=iree_flags("cpu", None, self.iree_flags))
+        text = str(exported.mlir_module)
+        flags = iree_flags("cpu", None, self.iree_flags)
+        vmfb = ic.compile_str(text, input_type="torch", extra_args=flags + module_flags(text, "cpu", flags))
         rt = Runtime(vmfb, TARGETS["cpu"][1])
         seconds = time.perf_counter() - t0
 
@@ -608,7 +609,10 @@ def write_report(results: list[ModelResult], depth: dict, args, columns: list[st
         f"- Load: {args.load_note}",
         f"- Threads: torch {torch.get_num_threads()} (OMP_WAIT_POLICY={os.environ.get('OMP_WAIT_POLICY')}), "
         "IREE local-task default (one worker per core).",
-        f"- iree-compile flags (every IREE column): `{' '.join(iree_flags('cpu', None, args.iree_flags))}`",
+        f"- iree-compile flags (every IREE column): `{' '.join(iree_flags('cpu', None, args.iree_flags))}`, "
+        "and per module what symhlo.backend.compiler.module_flags adds (`?` modules: "
+        "`--iree-llvmcpu-matmul-tile-bytes=131072`; `--iree-llvmcpu-vector-pproc-strategy=peel` "
+        "unless a reduction's loops are all `?`, as in no bench model).",
         f"- Latency: median of {args.min_reps}-{args.max_reps} interleaved calls (3 where one round of "
         f"all columns takes over 5 s) after {args.warmup} warm-up call(s) (1 for calls over 1 s), in ms, "
         "[min-max]; input copies in and out of IREE are included. "

@@ -262,3 +262,43 @@ def test_dynamic_cpu_modules_compile_with_a_smaller_matmul_tile_budget(monkeypat
     symhlo.compile(lin, args=(torch.randn(32, 256),), dynamic_shapes=({0: Dim("n", max=4096)},),
                    options={"iree_flags": [f"{flag}=65536"]})
     assert [f for f in seen[-1] if f.startswith(flag)] == [f"{flag}=65536"]
+
+
+class RowDot(torch.nn.Module):
+    """out[b, i] = sum_j a[b, i, j] * x[b, j]: a reduction over a `?x?x?` product."""
+
+    def forward(self, a, x):
+        return (a * x[:, None, :]).sum(-1).relu()
+
+
+def test_reductions_over_all_dynamic_loops_compile_without_peeled_vectors(monkeypatch):
+    """IREE 3.13 peels a reduction whose loops are all `?` at every tiling level and the copies
+    multiply (README, Performance: RowDot took 14.6 s to compile peeled, 0.8 s masked; LU
+    31.6 s for one dispatch): a CPU module holding one keeps IREE's masked vectors, every other
+    CPU module asks for peeled ones, a user's own strategy wins, and the masked module equals
+    eager at several sizes."""
+    from symhlo.backend import compiler
+
+    seen = []
+    compile_str = compiler._iree_compile
+    monkeypatch.setattr(compiler, "_iree_compile",
+                        lambda text, target, flags: seen.append(flags) or compile_str(text, target, flags))
+    flag = "--iree-llvmcpu-vector-pproc-strategy"
+    b, i, j = Dim("b", max=64), Dim("i", max=64), Dim("j", max=64)
+    dims = ({0: b, 1: i, 2: j}, {0: b, 1: j})
+    cm = symhlo.compile(RowDot(), args=(torch.randn(3, 5, 7), torch.randn(3, 7)), dynamic_shapes=dims)
+    assert not [f for f in seen[-1] if f.startswith(flag)]
+    gen = torch.Generator().manual_seed(0)
+    for shape in ((1, 2, 2), (3, 17, 33), (8, 64, 64)):
+        a, x = torch.randn(*shape, generator=gen), torch.randn(shape[0], shape[2], generator=gen)
+        torch.testing.assert_close(cm(a, x), RowDot()(a, x), rtol=1e-5, atol=1e-5)
+    # a static dim among the reduction's loops (channels, heads): peeled
+    symhlo.compile(RowDot(), args=(torch.randn(3, 5, 7), torch.randn(3, 7)),
+                   dynamic_shapes=({0: b, 1: i}, {0: b}))
+    assert [f for f in seen[-1] if f.startswith(flag)] == [f"{flag}=peel"]
+    assert compiler.vector_peel_flags(cm.stablehlo, [f"{flag}=none"]) == []
+    loops = "%1 = stablehlo.reduce(%0 init: %c) applies stablehlo.add across dimensions = [2] : " \
+            "(tensor<?x?x?xf32>, tensor<f32>) -> tensor<?x?xf32>\n"
+    assert compiler.peel_explodes(loops)
+    assert not compiler.peel_explodes(loops.replace("?x?x?xf32", "?x8x?xf32"))
+    assert not compiler.peel_explodes(loops.replace("?x?x?xf32", "?x?xf32"))

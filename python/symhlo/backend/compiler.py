@@ -219,11 +219,58 @@ def control_flow_offset_flags(iree_input: str, flags: Sequence[str]) -> list[str
 def module_flags(iree_input: str, target: str, flags: Sequence[str]) -> list[str]:
     """The iree-compile flags symhlo adds for this IREE input on `target` to `flags` (which
     win where they set the same flag): control_flow_offset_flags, and on cpu
-    dynamic_matmul_tile_flags. bench/dispatch_profile.py compiles with the same."""
+    dynamic_matmul_tile_flags and vector_peel_flags. bench/dispatch_profile.py compiles with
+    the same."""
     added = control_flow_offset_flags(iree_input, flags)
     if target == "cpu":
         added += dynamic_matmul_tile_flags(iree_input, [*flags, *added])
+        added += vector_peel_flags(iree_input, [*flags, *added])
     return added
+
+
+_VECTOR_PPROC = "--iree-llvmcpu-vector-pproc-strategy"
+# The first operand type of a stablehlo.reduce (pretty form, one or more `(%x init: %y)`).
+_REDUCE_OPERAND = re.compile(r"\bstablehlo\.reduce\(.*?across dimensions = \[[\d, ]*\] : "
+                             r"\(tensor<([^<>]*)>")
+
+
+def _all_dynamic(tensor_body: str, min_rank: int = 3) -> bool:
+    """Whether `tensor<BODY>` (BODY = "?x?x?xf32") has rank >= min_rank and every dim `?`."""
+    dims = tensor_body.split("x")[:-1]
+    return len(dims) >= min_rank and all(d == "?" for d in dims)
+
+
+def peel_explodes(iree_input: str) -> bool:
+    """Whether the module holds a stablehlo.reduce whose operand has rank >= 3 and every dim `?`
+    (symhlo's QR / LU / LDL / eigh / SVD decompositions: Householder and elimination steps
+    `reduce(a * broadcast(v))` over `?x?x?`; a scan's triangle; a user's `(a * x[:, None]).sum(-1)`
+    with every size dynamic).
+
+    IREE 3.13 peels such a dispatch at every tiling level along each `?` loop and the versions
+    multiply: one `matvec_like_DxDxD` dispatch of LU took 31.6 s to compile peeled and 0.33 s
+    masked (856 KB of code), and whole modules (Intel Xeon, 2 cores): eigh 97.5 -> 13.1 s,
+    LDL 53.7 -> 5.3, QR 49.2 -> 6.5, LU solve 129 -> 15 (pytest call). No bench model holds one
+    (their reductions keep a static dim: heads, channels, the attention blocks), and peeling
+    changed their compile time by -1..+4 s. `(a * x[:, None]).sum(-1)` alone: 14.6 -> 0.8 s. A
+    dot_general over `?x?x?` operands becomes a data-tiled mmt4d, which peeling leaves alone.
+    """
+    return any(_all_dynamic(m.group(1)) for m in _REDUCE_OPERAND.finditer(iree_input))
+
+
+def vector_peel_flags(iree_input: str, flags: Sequence[str]) -> list[str]:
+    """`--iree-llvmcpu-vector-pproc-strategy=peel` unless `flags` choose a strategy themselves or
+    the module's all-`?` reductions would make peeling explode (peel_explodes): there IREE's
+    default (masked vectors) stays.
+
+    Peeled, a loop over a `?` axis runs whole vectors and a scalar remainder. IREE 3.13 masks the
+    vectors on AVX-512 hosts instead, and its masked reduction over a `?` row ran 3.5x slower than
+    the static one (max over 8192 x 512: 3.0 vs 0.9 ms CPU; peeled 1.2); GPT-2 width (4, 512)
+    440 -> 402 ms, GPT d=256 72.7 -> 64.4, the static modules unchanged (AMD EPYC, AVX-512;
+    README Performance).
+    """
+    if any(f.startswith(_VECTOR_PPROC) for f in flags) or peel_explodes(iree_input):
+        return []
+    return [f"{_VECTOR_PPROC}=peel"]
 
 
 _MATMUL_TILE_BYTES = "--iree-llvmcpu-matmul-tile-bytes"

@@ -18,14 +18,9 @@ TARGETS: dict[str, tuple[list[str], str]] = {
     # --iree-global-opt-data-tiling: data-tiled matmuls (bench/flags.py: ~0.75x the latency of a
     # dynamic GPT-2-width stack). Not --iree-opt-data-tiling: in IREE 3.13 it picks the
     # dispatch-creation path, which miscompiles dynamic attention (bench/repro/data_tiling_attention.py).
-    # --iree-llvmcpu-vector-pproc-strategy=peel: a loop over a `?` axis runs whole vectors and
-    # a scalar remainder. IREE 3.13 masked the vectors on this AVX-512 host instead, and its masked
-    # reduction over a `?` row ran 3.5x slower than the static one (max over 8192 x 512: 3.0 vs
-    # 0.9 ms CPU; peeled 1.2); GPT-2 width (4, 512) 440 -> 402 ms, GPT d=256 72.7 -> 64.4, the
-    # static modules unchanged (AMD EPYC, AVX-512; README Performance; not measured on AVX2).
+    # (Peeled vector loops are a per-module choice: symhlo.backend.compiler.vector_peel_flags.)
     "cpu": (["--iree-hal-target-device=local", "--iree-hal-local-target-device-backends=llvm-cpu",
-             "--iree-llvmcpu-target-cpu=host", "--iree-global-opt-data-tiling",
-             "--iree-llvmcpu-vector-pproc-strategy=peel"], "local-task"),
+             "--iree-llvmcpu-target-cpu=host", "--iree-global-opt-data-tiling"], "local-task"),
     "vulkan": (["--iree-hal-target-device=vulkan"], "vulkan"),
     "cuda": (["--iree-hal-target-device=cuda"], "cuda"),
     "rocm": (["--iree-hal-target-device=hip"], "hip"),
