@@ -95,7 +95,7 @@ from dataclasses import dataclass, field
 from torch_mlir import ir
 from torch_mlir.dialects import linalg, scf
 
-from .builder import (OpBuilder, dot_dimension_numbers, dot_result_axis, reassociation_attr,
+from .builder import (OpBuilder, dot_dimension_numbers, dot_result_axis,
                       reassociation_groups)
 from .ir_util import (defining_op, enclosing_func, is_dynamic, reduce_combiner, splat_value,
                       transpose_perm, use_owner, walk_ops)

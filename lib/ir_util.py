@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 import types
-from typing import Iterable, Iterator, Sequence
+from typing import Iterable, Sequence
 
 from torch_mlir import ir
 

@@ -938,7 +938,6 @@ def pool_over_conv_blocks(op: ir.Operation, blocked: list) -> bool:
         d = defining_op(v)
         if d is None or d.name not in _CHANNELWISE or not _single_use(v):
             return False
-        channel = None  # filled once info is known; check the operands' form below
         mains = [o for o in d.operands if defining_op(o) is None or defining_op(o).name not in
                  ("stablehlo.constant", *_BROADCASTS)]
         if len(mains) != 1:

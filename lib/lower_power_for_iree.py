@@ -43,7 +43,7 @@ from dataclasses import dataclass
 from torch_mlir import ir
 
 from .builder import OpBuilder, apply_patterns
-from .ir_util import defining_op, is_dynamic, remove_dead_ops, splat_constant
+from .ir_util import remove_dead_ops, splat_constant
 from .registry import Pass
 
 # Above this |n| the product chain grows long; the |x|-power form is as exact in float32.

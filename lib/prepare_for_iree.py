@@ -599,7 +599,6 @@ def apply_foreign_broadcast(op: ir.Operation, plan) -> None:
     """Rewrites one planned broadcast (see plan_foreign_broadcast)."""
     kind, expanding, nonexpanding = plan
     x = op.operands[0]
-    src = ir.RankedTensorType(x.type)
     dst = ir.RankedTensorType(op.results[0].type)
     b = OpBuilder(op)
     if kind == "hints":

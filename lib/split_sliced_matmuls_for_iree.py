@@ -228,7 +228,7 @@ def _sliced_broadcast(b: OpBuilder, bc: ir.Operation, axis: int, lo: int, n: int
 
 def _build_slice(plan: _Plan, s: ir.Operation, lo: int, n: int) -> ir.Value:
     b = OpBuilder(s)
-    v = None
+    v = prev = None  # the chain starts at its dot_general; prev: the last op's result
     for op, a in plan.chain:
         t = _narrowed(op.results[0].type, a, n)
         attrs = {k: op.attributes[k] for k in op.attributes}

@@ -147,7 +147,7 @@ class Signature:
         want = self.spec()
         if (want is not None and spec != want) or len(flat) != len(self.leaves):
             where = spec_difference(spec, want, self.arg_names) if want is not None else None
-            raise ShapeError(f"the call's arguments are nested differently from the exported ones"
+            raise ShapeError("the call's arguments are nested differently from the exported ones"
                              + (f" ({where})" if where else "") +
                              f": got {spec}, expected {want if want is not None else self.describe()}")
         tensors: list = [None] * self.num_tensors

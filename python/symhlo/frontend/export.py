@@ -19,7 +19,7 @@ from ..contract.containers import register_containers
 from ..contract.dims import SymbolTable, from_exported_program, parse_shape_expr, user_names
 from ..contract.inputs import (apply_input_names, bind_to_parameters, inputs_to_export_spec,
                                narrow_to_inputs)
-from ..contract.shape_assertions import import_foreign, read_func_attribute
+from ..contract.shape_assertions import import_foreign
 from ..contract.signature import signature_of, treespec_loads
 from ..errors import CompileError, SymhloError, UnsupportedOpError
 from ..stages import Stage, StageTimer, bump

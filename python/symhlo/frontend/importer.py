@@ -35,7 +35,6 @@ _upstream_translate = _fxi.sympy_expr_to_semi_affine_expr
 
 def _translate(expr, symbols_map):
     """sympy -> affine, adding torch's Mod/PythonMod/FloorDiv to what torch-mlir knows."""
-    from torch.utils._sympy import functions as F
     from torch_mlir.ir import AffineModExpr, AffineFloorDivExpr
 
     name = type(expr).__name__

@@ -362,7 +362,7 @@ def _square(a) -> bool:
 
 def _unpack_data(m):
     """(L, U) of the packed (..., r, c) LU: L (..., r, k) unit lower, U (..., k, c) upper."""
-    r, c = m.shape[-2], m.shape[-1]
+    r = m.shape[-2]
     if _square(m):
         low, up = m, m
     else:

@@ -25,8 +25,6 @@ in the input's dtype.
 
 from __future__ import annotations
 
-from typing import Callable
-
 import torch
 
 
