@@ -3,9 +3,10 @@ linalg.vander, with ties and NaN.
 
 torch-mlir has no StableHLO lowering of cumprod, cummax or cummin, and its logcumsumexp becomes a
 cumsum after symhlo's cumsum lowering ran. symhlo.frontend.decompositions.select scans with a masked
-reduction over the triangle j <= i when the axis is bounded by 1024, and with a log-step scan (31
-steps of gathers combined by 2-element reductions) when it is longer or unbounded: the two inputs
-below take one form each, so each test compiles one module that runs both.
+reduction over the triangle j <= i when the axis is bounded by 1024, and with a log-step scan (a
+while loop of ceil(log2 n) steps, each a gather combined by a 2-element reduction) when it is
+longer or unbounded: the two inputs below take one form each, so each test compiles one module
+that runs both.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from __future__ import annotations
 import torch
 from torch.export import Dim
 
-from e2e_harness import check_model
+from e2e_harness import check_model, op_names
 
 NAN = float("nan")
 
@@ -41,7 +42,11 @@ def test_cumprod_logcumsumexp_cummax_cummin_vander():
     n = Dim("n", min=3, max=64)                      # bound <= 1024: the triangle
     m = Dim("m", min=2)                              # unbounded: the log-step scan
     sizes = [(2, 5, 3), (3, 17, 40), (4, 64, 1100)]
+    compiled = []
     check_model("scans", Scans(), (values(3, 7, 0), values(3, 9, 1)),
                 ({0: b, 1: n}, {0: b, 1: m}),
                 [(values(bb, nn, nn), values(bb, mm, mm)) for bb, nn, mm in sizes],
-                rtol=1e-4, atol=1e-5, equal_nan=True)
+                rtol=1e-4, atol=1e-5, equal_nan=True, compiled=compiled)
+    # one loop per scan over u (cumprod, logcumsumexp, cummax and cummin: values and indices),
+    # run ceil(log2 m) times: 2, 6 and 11 steps at the sizes above
+    assert op_names(compiled[0].stablehlo).count("stablehlo.while") == 6

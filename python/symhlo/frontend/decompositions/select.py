@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Callable
 
 import torch
+from torch._higher_order_ops.while_loop import while_loop
 
 from symhlo.passes.contract_attrs import MAX_DIM_SIZE
 
@@ -45,7 +46,7 @@ def _highest(dtype: torch.dtype):
 
 # Axis bound up to which a scan is a masked reduction over an n x n triangle (O(n^2)), as
 # symhlo-decompose-symbolic-torch-ops does for cumsum; longer or unbounded axes take a
-# log-step (Hillis-Steele) scan, O(n log n_max).
+# log-step (Hillis-Steele) scan in a loop, O(n log n).
 _TRIANGLE_MAX = 1024
 
 
@@ -55,50 +56,66 @@ def _triangle(n) -> torch.Tensor:
     return i[None, :] <= i[:, None]
 
 
-def _shift(x: torch.Tensor, k: int, fill) -> torch.Tensor:
-    """x moved k places up the last axis, the first k places `fill`: a gather of
-    clamp(j - k, 0), masked (no cat or slice, whose contiguity checks would guard on n)."""
+def _shift(x: torch.Tensor, k, fill) -> torch.Tensor:
+    """x moved k places up the last axis (k an int or a 0-d int64 tensor), the first k places
+    `fill`: a gather of clamp(j - k, 0), masked (no cat or slice, whose contiguity checks would
+    guard on n)."""
     j = torch.arange(x.shape[-1])
     moved = torch.index_select(x, -1, torch.clamp(j - k, min=0))
     return torch.where(j >= k, moved, torch.full((), fill, dtype=x.dtype))
 
 
-def _log_step_scan(x: torch.Tensor, reduce, fill, bound: int | None) -> torch.Tensor:
-    """Inclusive scan of x along the last axis: x = reduce(stack([shift(x, k), x], -1)) for
-    k = 1, 2, 4, ... below the bound (MAX_DIM_SIZE when unbounded); `fill` is the reduction's identity.
+def _log_step_scan(x: torch.Tensor, combine, fill) -> torch.Tensor:
+    """Inclusive scan of x along the last axis (Hillis-Steele), a `while_loop` (stablehlo.while)
+    of ceil(log2 n) steps for the n the call brings:
 
-    Each step combines through a reduction over the 2-element axis, not an elementwise op:
-    IREE 3.13 clones gathers and elementwise producers into their consumers, so an elementwise
-    chain of 31 gather steps that each read the previous step twice compiled for over 300 s
-    (cummax); a reduction is a dispatch root, so the steps stay separate dispatches."""
-    k, bound = 1, bound if bound is not None else MAX_DIM_SIZE
-    while k < bound:
-        x = reduce(torch.stack([_shift(x, k, fill), x], -1))
-        k *= 2
+        k = 1
+        while k < n:  x = combine(shift(x, k), x) ; k = 2 * k
+
+    `fill` is the combination's identity. Unrolled to the axis bound instead (31 steps when
+    unbounded), five scans made 184 dispatches and a 70 s compile, every call ran all 31 steps,
+    and each step had to combine through a reduction over a stacked 2-element axis: IREE 3.13
+    clones gathers and elementwise producers into their consumers, and an elementwise chain of
+    31 gather steps compiled for over 300 s (cummax). In the loop one step is one region, so the
+    combination is elementwise. The body closes over no tensor: x's size is read from the loop
+    state (see decompositions.linalg)."""
+    def cond(k, x):
+        return k < x.shape[-1]
+
+    def body(k, x):
+        return k * 2, combine(_shift(x, k, fill), x).to(x.dtype)
+
+    _, x = while_loop(cond, body, (torch.ones((), dtype=torch.int64), x))
     return x
 
 
-# kind -> (reduction over the last axis, identity for x's dtype)
+def _logaddexp(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+    """log(exp(a) + exp(b)) without overflow, -inf where both are (torch's logsumexp's rules)."""
+    return torch.logsumexp(torch.stack([a, b], -1), -1)
+
+
+# kind -> (reduction over the last axis, elementwise combination, identity for x's dtype);
+# max / min propagate NaN both ways, as eager's cummax / cummin
 _SCANS = {
-    "prod": (lambda t: t.prod(-1), lambda dt: 1),
-    "max": (lambda t: t.amax(-1), _lowest),
-    "min": (lambda t: t.amin(-1), _highest),
-    "logaddexp": (lambda t: torch.logsumexp(t, -1), lambda dt: -float("inf")),
-    "sum": (lambda t: t.sum(-1), lambda dt: 0),
+    "prod": (lambda t: t.prod(-1), torch.mul, lambda dt: 1),
+    "max": (lambda t: t.amax(-1), torch.maximum, _lowest),
+    "min": (lambda t: t.amin(-1), torch.minimum, _highest),
+    "logaddexp": (lambda t: torch.logsumexp(t, -1), _logaddexp, lambda dt: -float("inf")),
+    "sum": (lambda t: t.sum(-1), torch.add, lambda dt: 0),
 }
 
 
 def _scan(x: torch.Tensor, kind: str) -> torch.Tensor:
     """Inclusive scan of `kind` along x's last axis: a masked reduction over the triangle j <= i
-    when the axis bound is <= 1024, else a log-step scan of gathers (NaN propagates in max/min
-    as in eager's cummax/cummin)."""
-    reduce, identity = _SCANS[kind]
+    when the axis bound is <= 1024, else a log-step scan of gathers in a loop (NaN propagates in
+    max/min as in eager's cummax/cummin)."""
+    reduce, combine, identity = _SCANS[kind]
     fill = identity(x.dtype)
     bound = _upper_bound(x.shape[-1])
     if bound is not None and bound <= _TRIANGLE_MAX:
         tri = _triangle(x.shape[-1])
         return reduce(torch.where(tri, x.unsqueeze(-2), torch.full((), fill, dtype=x.dtype)))
-    return _log_step_scan(x, reduce, fill, bound)
+    return _log_step_scan(x, combine, fill)
 
 
 def _scan_axis(x: torch.Tensor, dim: int):
