@@ -248,8 +248,9 @@ def peel_explodes(iree_input: str) -> bool:
 
     IREE 3.13 peels such a dispatch at every tiling level along each `?` loop and the versions
     multiply: one `matvec_like_DxDxD` dispatch of LU took 31.6 s to compile peeled and 0.33 s
-    masked (856 KB of code), and whole modules (Intel Xeon, 2 cores): eigh 97.5 -> 13.1 s,
-    LDL 53.7 -> 5.3, QR 49.2 -> 6.5, LU solve 129 -> 15 (pytest call). No bench model holds one
+    masked (856 KB of code), and whole modules (iree-compile, Intel Xeon, 2 cores): eigh 97.2 ->
+    17.2 s, LU solve 120 -> 5.1, SVD values 74.2 -> 4.8, QR 49.2 -> 6.5, LDL 53.7 -> 5.3 (the
+    last three against no pre-processing at all, not IREE's default). No bench model holds one
     (their reductions keep a static dim: heads, channels, the attention blocks), and peeling
     changed their compile time by -1..+4 s. `(a * x[:, None]).sum(-1)` alone: 14.6 -> 0.8 s. A
     dot_general over `?x?x?` operands becomes a data-tiled mmt4d, which peeling leaves alone.
