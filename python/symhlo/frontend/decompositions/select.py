@@ -89,18 +89,13 @@ def _log_step_scan(x: torch.Tensor, combine, fill) -> torch.Tensor:
     return x
 
 
-def _logaddexp(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
-    """log(exp(a) + exp(b)) without overflow, -inf where both are (torch's logsumexp's rules)."""
-    return torch.logsumexp(torch.stack([a, b], -1), -1)
-
-
 # kind -> (reduction over the last axis, elementwise combination, identity for x's dtype);
 # max / min propagate NaN both ways, as eager's cummax / cummin
 _SCANS = {
     "prod": (lambda t: t.prod(-1), torch.mul, lambda dt: 1),
     "max": (lambda t: t.amax(-1), torch.maximum, _lowest),
     "min": (lambda t: t.amin(-1), torch.minimum, _highest),
-    "logaddexp": (lambda t: torch.logsumexp(t, -1), _logaddexp, lambda dt: -float("inf")),
+    "logaddexp": (lambda t: torch.logsumexp(t, -1), torch.logaddexp, lambda dt: -float("inf")),
     "sum": (lambda t: t.sum(-1), torch.add, lambda dt: 0),
 }
 
