@@ -322,7 +322,7 @@ ROWS: tuple[Row, ...] = (
          "test_sort_select.py::test_ties_pick_equal_values")),
     Row("op", "scans",
         "cumprod, logcumsumexp, cummax / cummin (values, last-occurrence indices, NaN), "
-        "linalg.vander along bounded (triangle) and unbounded (log-step) `?` axes",
+        "linalg.vander along bounded (triangle) and unbounded (log-step loop) `?` axes",
         ("test_scans.py::test_cumprod_logcumsumexp_cummax_cummin_vander",)),
     Row("op", "control flow: torch.cond",
         "`torch.cond` on data (`x.sum() > 0`) and on a size (`x.shape[0] > 8`), nested, several "
