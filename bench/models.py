@@ -179,7 +179,9 @@ class Spec:
     export_size: tuple | None = None   # the size of the dynamic export's example
     # symbols given to torch.export as Dim.AUTO(min, max) instead of a named Dim: the decode
     # step's past length, whose repeat_kv guard Min(64p + 64, 128p + 128) == 64p + 64 holds for
-    # every p >= 0 but fails torch.export's interval check for a named Dim
+    # every p >= 0 but fails torch.export's interval check for a named Dim (symhlo.Input ranges,
+    # the symhlo-opt and symhlo-profile columns, are named Dims that symhlo.compile retries as
+    # AUTO where it proves such a guard over the range)
     auto_dims: tuple = ()
     # most of its FLOPs in matmuls / convolutions: the report gives its achieved GFLOP/s beside
     # a large torch.mm's (the machine's practical peak)

@@ -445,12 +445,6 @@ def bench_model(spec: models.Spec, runners: Runners, args, progress: Progress,
             if col not in columns:
                 continue
             progress.step(f"{spec.name} {spec.label(size)}: {col} compile")
-            if col != "symhlo-static" and spec.auto_dims:
-                res.cell(size, col).error = (
-                    f"not built: symhlo.Input ranges become named torch.export Dims, and torch.export "
-                    f"refuses this model's guard for a named {', '.join(spec.auto_dims)} (see "
-                    "models.Spec.auto_dims)")
-                continue
             try:
                 cm, times = build(spec, model, size)
                 fns[col] = cm

@@ -566,3 +566,113 @@ def narrow_to_inputs(symbols, inputs: Sequence[Input]) -> None:
         if inp.name is not None:
             spec.name = inp.name
     symbols.invalidate()
+
+
+# -- ranges torch.export cannot prove its guards over -------------------------------------------
+
+# Evaluations of a guard over its symbols' ranges, at most, before the check gives up.
+_MAX_GUARD_EVALUATIONS = 200_000
+
+
+def violated_dim_names(message: str) -> set[str]:
+    """The Dim names of torch.export's `Constraints violated (a, b)!` error, or an empty set."""
+    import re
+
+    m = re.search(r"Constraints violated \(([^)]*)\)!", message)
+    return {n.strip() for n in m.group(1).split(",") if n.strip()} if m else set()
+
+
+def with_auto_dims(dynamic_shapes, names: set[str]):
+    """`dynamic_shapes` with every torch.export Dim named in `names` replaced by
+    `Dim.AUTO(min=, max=)` of the same range (nested tuples, lists and dicts followed).
+
+    torch.export checks a named Dim's guards over its whole range and refuses one it cannot
+    prove (`Min(64*p + 64, 128*p + 128) == 64*p + 64`, true for every p >= 0, from GQA's key
+    repeat); with AUTO it keeps the guard instead, which the caller then proves over the range
+    (check_auto_dims) and the call checks enforce.
+    """
+    from torch.export import Dim
+
+    def walk(v):
+        if isinstance(v, dict):
+            return {k: walk(x) for k, x in v.items()}
+        if isinstance(v, (list, tuple)):
+            return type(v)(walk(x) for x in v)
+        if getattr(v, "__name__", None) in names and hasattr(v, "min") and hasattr(v, "max"):
+            hi = v.max
+            return Dim.AUTO(min=v.min, **({} if hi is None or hi >= 2 ** 62 else {"max": hi}))
+        return v
+
+    return walk(dynamic_shapes)
+
+
+def check_auto_dims(symbols, inputs: Sequence[Input], names: set[str]) -> tuple[dict[str, str], list[str]]:
+    """After an export with `Dim.AUTO` for the symbols `names` (with_auto_dims): what the program
+    must have for the Inputs' ranges to hold, checked.
+
+    Each Input axis of such a symbol must still be a plain symbol of the program, over at least
+    the Input's [min, max]; every guard the program keeps on it (`symbols.relations`) must hold
+    for every size in the Inputs' ranges (evaluated size by size: at most
+    _MAX_GUARD_EVALUATIONS). Axes sharing a name that became different symbols are tied by
+    equality relations.
+
+    Args:
+      symbols: the program's SymbolTable (contract.dims.from_exported_program).
+      inputs: the Inputs in the program's tensor-input order.
+      names: the Dim names exported as AUTO.
+    Returns:
+      ({program symbol: the Input's name for it}, [equality relations to add]).
+    Raises:
+      ValueError: why the program does not serve the Inputs' ranges (an axis specialized,
+        narrowed or made an expression; a guard false for a size in range, or one over too many
+        sizes to check).
+    """
+    import itertools
+
+    import sympy
+
+    from .dims import parse_relation
+
+    by_name: dict[str, list[tuple[str, object]]] = {}
+    ranges: dict[str, tuple[int, int | None]] = {}
+    for k, (spec, inp) in enumerate(zip(symbols.inputs, inputs)):
+        for axis in range(inp.rank):
+            n = _auto_name(inp, k, axis)
+            if n not in names or not inp.is_dynamic(axis):
+                continue
+            e, lo, hi = spec.shape[axis], inp.min_shape[axis], inp.max_shape[axis]
+            where = f"{inp.name or spec.name} axis {axis} ('{n}', {_fmt_range(lo, hi)})"
+            if isinstance(e, int):
+                raise ValueError(f"{where}: torch.export specializes it to {e}")
+            if not isinstance(e, sympy.Symbol):
+                raise ValueError(f"{where}: torch.export makes it {e}, not a free size")
+            plo, phi = symbols.ranges.get(str(e), (0, None))
+            if plo > lo or (phi is not None and (hi is None or phi < hi)):
+                raise ValueError(f"{where}: torch.export narrows it to {_fmt_range(plo, phi)}")
+            by_name.setdefault(n, []).append((where, e))
+            ranges[str(e)] = (lo, hi)
+    out_names = {str(e): n for n, axes in by_name.items() for _, e in axes}
+    symbols.names.update(out_names)   # the messages below name them as the Inputs do
+    ties = [f"{axes[0][1]} == {e}" for axes in by_name.values() for _, e in axes[1:] if e != axes[0][1]]
+    for text in symbols.relations:
+        holds = parse_relation(text)[1]
+        syms = sorted(parse_relation(text)[2])
+        if not set(syms) & set(ranges):
+            continue
+        spans = []
+        for s in syms:
+            lo, hi = ranges.get(s) or symbols.ranges.get(s, (0, None))
+            spans.append(range(lo, hi + 1) if hi is not None else None)
+        count = 1
+        for span in spans:
+            count = count * len(span) if span is not None and count else 0
+        shown = symbols.render(text)
+        if not count or count > _MAX_GUARD_EVALUATIONS:
+            raise ValueError(f"torch.export relies on '{shown}', which symhlo cannot check for "
+                             f"every size in range ({'unbounded' if not count else f'{count} sizes'})")
+        for values in itertools.product(*spans):
+            env = dict(zip(syms, values))
+            if not holds(env):
+                at = ", ".join(f"{symbols.names.get(s, s)} = {v}" for s, v in env.items())
+                raise ValueError(f"torch.export relies on '{shown}', false at {at}")
+    return out_names, ties

@@ -17,8 +17,9 @@ from ..contract.attributes import (drop_constant_args, main_func, read_contract,
                                    rename_contract, torch_debug_names, write_contract)
 from ..contract.containers import register_containers
 from ..contract.dims import SymbolTable, from_exported_program, parse_shape_expr, user_names
-from ..contract.inputs import (apply_input_names, bind_to_parameters, inputs_to_export_spec,
-                               narrow_to_inputs)
+from ..contract.inputs import (apply_input_names, bind_to_parameters, check_auto_dims,
+                               inputs_to_export_spec, narrow_to_inputs, violated_dim_names,
+                               with_auto_dims)
 from ..contract.shape_assertions import import_foreign
 from ..contract.signature import signature_of, treespec_loads
 from ..errors import CompileError, SymhloError, UnsupportedOpError
@@ -219,10 +220,44 @@ def export(model_or_ep, args: Sequence | None = None, *, kwargs: dict | None = N
                                                                   kwargs, where)
     if args is None:
         raise SymhloError("export needs example args (or inputs=[symhlo.Input(...)])")
+    relations: list[str] = []
     with timer.stage(Stage.EXPORT):
-        ep = _export_module(model_or_ep, args, kwargs, dynamic_shapes)
+        if inputs is None:
+            ep = _export_module(model_or_ep, args, kwargs, dynamic_shapes)
+        else:
+            ep, auto_names, relations = _export_over_input_ranges(model_or_ep, args, kwargs,
+                                                                  dynamic_shapes, inputs)
+            names = {**names, **auto_names}
     names = {**user_names(ep, dynamic_shapes, args, kwargs), **names}
-    return lower_exported_program(ep, names=names, timer=timer, input_names=inputs)
+    return lower_exported_program(ep, names=names, timer=timer, input_names=inputs,
+                                  relations=relations)
+
+
+def _export_over_input_ranges(model, args, kwargs, dynamic_shapes, inputs):
+    """torch.export over symhlo.Input ranges: (ep, {symbol: name}, [relations to add]).
+
+    The Inputs' ranges are named Dims. Where torch.export refuses a Dim because it cannot prove
+    a guard over the Dim's range (`Constraints violated (past)!`: GQA's key repeat guards
+    `Min(64*p + 64, 128*p + 128) == 64*p + 64`, true for every p >= 0), the export is retried
+    with those Dims as `Dim.AUTO` of the same range, and kept only if symhlo proves what
+    torch.export could not: the axes stay free sizes over the whole range and every guard left
+    holds for every size in it (check_auto_dims); the call checks still enforce the guards.
+    Otherwise torch.export's own error is raised, with why the retry did not serve.
+    """
+    try:
+        return _export_module(model, args, kwargs, dynamic_shapes), {}, []
+    except SymhloError as e:
+        violated = violated_dim_names(str(e))
+        if not violated:
+            raise
+        first = e
+    try:
+        ep = _export_module(model, args, kwargs, with_auto_dims(dynamic_shapes, violated))
+        auto_names, ties = check_auto_dims(from_exported_program(ep), inputs, violated)
+    except (SymhloError, ValueError) as e:
+        raise SymhloError(f"{first}\nsymhlo exported {', '.join(sorted(violated))} with "
+                          f"Dim.AUTO over the same range instead, which does not serve it: {e}") from first
+    return ep, auto_names, ties
 
 
 def narrow_program(prog: StableHLOProgram, inputs) -> StableHLOProgram:
@@ -322,7 +357,7 @@ def restore_export_assumptions(ep) -> None:
 
 def lower_exported_program(ep, *, names: dict[str, str] | None = None,
                            timer: StageTimer | None = None, input_names=None,
-                           narrow=None) -> StableHLOProgram:
+                           narrow=None, relations: Sequence[str] = ()) -> StableHLOProgram:
     """ExportedProgram -> StableHLOProgram (import, torch backend, our passes).
 
     The call contract (the symbols' ranges from ep.range_constraints, narrowed by `narrow`; the
@@ -335,6 +370,8 @@ def lower_exported_program(ep, *, names: dict[str, str] | None = None,
       names: internal symbol -> the user's name (from dynamic_shapes or symhlo.Input).
       input_names: the symhlo.Inputs the module was exported from (they name its inputs).
       narrow: symhlo.Inputs whose ranges narrow an already exported program's.
+      relations: more relations over ep's symbols for the call checks (axes symhlo.Inputs
+        share a name whose symbols torch.export left apart).
     """
     # Deferred: torch-mlir's FX importer takes ~0.9 s to import, which `import symhlo` (and the
     # CLI's --help) need not pay before the first export.
@@ -343,6 +380,7 @@ def lower_exported_program(ep, *, names: dict[str, str] | None = None,
     timer = timer or StageTimer(False)
     symbols = from_exported_program(ep)
     symbols.names.update({**torch_debug_names(ep, symbols), **(names or {})})
+    symbols.add_relations(relations)
     if input_names is not None:
         apply_input_names(symbols, input_names)  # Input(name=...) names the input in messages
     if narrow is not None:
