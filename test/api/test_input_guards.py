@@ -25,10 +25,10 @@ class RepeatedKeys(torch.nn.Module):
         return q @ k.transpose(-1, -2)
 
 
-def _cache_inputs(max_len=1023, extra=(), opt_len=16):
+def _cache_inputs(max_len=1023, extra=(), opt_len=16, min_len=2):
     return [symhlo.Input(min_shape=(1, 4, 1, 8), opt_shape=(2, 4, 1, 8), max_shape=(8, 4, 1, 8),
                          dims=("b", None, None, None), name="q"),
-            symhlo.Input(min_shape=(1, 2, 2, 8), opt_shape=(2, 2, opt_len, 8), max_shape=(8, 2, max_len, 8),
+            symhlo.Input(min_shape=(1, 2, min_len, 8), opt_shape=(2, 2, opt_len, 8), max_shape=(8, 2, max_len, 8),
                          dims=("b", None, "L", None), name="past"), *extra]
 
 
@@ -52,6 +52,15 @@ def test_repeated_keys_over_a_cache_compile_for_the_whole_range():
         cm(torch.randn(2, 4, 1, 8), torch.randn(3, 2, 16, 8))
 
 
+def test_a_one_token_cache_and_an_unbounded_one():
+    """Dim.AUTO starts at 2 (torch.export's 0/1 specialization); the Input's min 1 stands, as a
+    named Dim's would over the same graph; the guard sympy proves needs no bound."""
+    cm = symhlo.compile(RepeatedKeys(), inputs=_cache_inputs(max_len=None, min_len=1), target="cpu")
+    for b, n in [(1, 1), (2, 5000)]:
+        q, past = torch.randn(b, 4, 1, 8), torch.randn(b, 2, n, 8)
+        torch.testing.assert_close(cm(q, past), RepeatedKeys()(q, past), rtol=1e-5, atol=1e-5)
+
+
 class GuardedUpTo100(torch.nn.Module):
     def forward(self, q, past):
         n = past.shape[2]
@@ -73,6 +82,13 @@ def test_a_guard_false_for_a_size_in_range_is_refused(model, reason):
     with pytest.raises(symhlo.SymhloError, match=r"(?s)Constraints violated.*Dim.AUTO over the same "
                                                  r"range instead, which does not serve it: " + reason):
         symhlo.compile(model, inputs=_cache_inputs(), target="cpu")
+
+
+def test_a_guard_over_an_unbounded_range_sympy_cannot_prove_is_refused():
+    with pytest.raises(symhlo.SymhloError, match=r"(?s)Constraints violated.*torch.export relies on "
+                                                 r"'.*', which symhlo cannot check for every size in "
+                                                 r"range \(unbounded\)"):
+        symhlo.compile(EvenOnly(), inputs=_cache_inputs(max_len=None), target="cpu")
 
 
 class FixedLength(torch.nn.Module):

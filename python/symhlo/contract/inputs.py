@@ -606,12 +606,13 @@ def with_auto_dims(dynamic_shapes, names: set[str]):
     return walk(dynamic_shapes)
 
 
-def check_auto_dims(symbols, inputs: Sequence[Input], names: set[str]) -> tuple[dict[str, str], list[str]]:
+def check_auto_dims(symbols, inputs: Sequence[Input], names: set[str]):
     """After an export with `Dim.AUTO` for the symbols `names` (with_auto_dims): what the program
     must have for the Inputs' ranges to hold, checked.
 
     Each Input axis of such a symbol must still be a plain symbol of the program, over at least
-    the Input's [min, max]; every guard the program keeps on it (`symbols.relations`) must hold
+    the Input's [min, max] (a min below 2 stands: AUTO starts at 2 where a named Dim keeps 0 or 1
+    over the same traced graph); every guard the program keeps on it (`symbols.relations`) must hold
     for every size in the Inputs' ranges (evaluated size by size: at most
     _MAX_GUARD_EVALUATIONS). Axes sharing a name that became different symbols are tied by
     equality relations.
@@ -621,7 +622,8 @@ def check_auto_dims(symbols, inputs: Sequence[Input], names: set[str]) -> tuple[
       inputs: the Inputs in the program's tensor-input order.
       names: the Dim names exported as AUTO.
     Returns:
-      ({program symbol: the Input's name for it}, [equality relations to add]).
+      ({program symbol: the Input's name for it}, [equality relations to add],
+       {program symbol: its range for the contract}).
     Raises:
       ValueError: why the program does not serve the Inputs' ranges (an axis specialized,
         narrowed or made an expression; a guard false for a size in range, or one over too many
@@ -635,6 +637,7 @@ def check_auto_dims(symbols, inputs: Sequence[Input], names: set[str]) -> tuple[
 
     by_name: dict[str, list[tuple[str, object]]] = {}
     ranges: dict[str, tuple[int, int | None]] = {}
+    widened: dict[str, tuple[int, int | None]] = {}
     for k, (spec, inp) in enumerate(zip(symbols.inputs, inputs)):
         for axis in range(inp.rank):
             n = _auto_name(inp, k, axis)
@@ -647,10 +650,13 @@ def check_auto_dims(symbols, inputs: Sequence[Input], names: set[str]) -> tuple[
             if not isinstance(e, sympy.Symbol):
                 raise ValueError(f"{where}: torch.export makes it {e}, not a free size")
             plo, phi = symbols.ranges.get(str(e), (0, None))
-            if plo > lo or (phi is not None and (hi is None or phi < hi)):
+            # AUTO starts a size at 2 (torch.export's 0/1 specialization), where a named Dim
+            # keeps the min it is given over the same traced graph: the Input's min stands.
+            if (plo > lo and plo > 2) or (phi is not None and (hi is None or phi < hi)):
                 raise ValueError(f"{where}: torch.export narrows it to {_fmt_range(plo, phi)}")
             by_name.setdefault(n, []).append((where, e))
             ranges[str(e)] = (lo, hi)
+            widened[str(e)] = (min(lo, widened.get(str(e), (plo,))[0]), phi)
     out_names = {str(e): n for n, axes in by_name.items() for _, e in axes}
     symbols.names.update(out_names)   # the messages below name them as the Inputs do
     ties = [f"{axes[0][1]} == {e}" for axes in by_name.values() for _, e in axes[1:] if e != axes[0][1]]
@@ -675,4 +681,4 @@ def check_auto_dims(symbols, inputs: Sequence[Input], names: set[str]) -> tuple[
             if not holds(env):
                 at = ", ".join(f"{symbols.names.get(s, s)} = {v}" for s, v in env.items())
                 raise ValueError(f"torch.export relies on '{shown}', false at {at}")
-    return out_names, ties
+    return out_names, ties, widened

@@ -225,16 +225,17 @@ def export(model_or_ep, args: Sequence | None = None, *, kwargs: dict | None = N
         if inputs is None:
             ep = _export_module(model_or_ep, args, kwargs, dynamic_shapes)
         else:
-            ep, auto_names, relations = _export_over_input_ranges(model_or_ep, args, kwargs,
-                                                                  dynamic_shapes, inputs)
+            ep, auto_names, relations, ranges = _export_over_input_ranges(
+                model_or_ep, args, kwargs, dynamic_shapes, inputs)
             names = {**names, **auto_names}
     names = {**user_names(ep, dynamic_shapes, args, kwargs), **names}
     return lower_exported_program(ep, names=names, timer=timer, input_names=inputs,
-                                  relations=relations)
+                                  relations=relations, ranges=ranges)
 
 
 def _export_over_input_ranges(model, args, kwargs, dynamic_shapes, inputs):
-    """torch.export over symhlo.Input ranges: (ep, {symbol: name}, [relations to add]).
+    """torch.export over symhlo.Input ranges: (ep, {symbol: name}, [relations to add],
+    {symbol: range for the contract}).
 
     The Inputs' ranges are named Dims. Where torch.export refuses a Dim because it cannot prove
     a guard over the Dim's range (`Constraints violated (past)!`: GQA's key repeat guards
@@ -245,7 +246,7 @@ def _export_over_input_ranges(model, args, kwargs, dynamic_shapes, inputs):
     Otherwise torch.export's own error is raised, with why the retry did not serve.
     """
     try:
-        return _export_module(model, args, kwargs, dynamic_shapes), {}, []
+        return _export_module(model, args, kwargs, dynamic_shapes), {}, [], {}
     except SymhloError as e:
         violated = violated_dim_names(str(e))
         if not violated:
@@ -253,11 +254,11 @@ def _export_over_input_ranges(model, args, kwargs, dynamic_shapes, inputs):
         first = e
     try:
         ep = _export_module(model, args, kwargs, with_auto_dims(dynamic_shapes, violated))
-        auto_names, ties = check_auto_dims(from_exported_program(ep), inputs, violated)
+        auto_names, ties, ranges = check_auto_dims(from_exported_program(ep), inputs, violated)
     except (SymhloError, ValueError) as e:
         raise SymhloError(f"{first}\nsymhlo exported {', '.join(sorted(violated))} with "
                           f"Dim.AUTO over the same range instead, which does not serve it: {e}") from first
-    return ep, auto_names, ties
+    return ep, auto_names, ties, ranges
 
 
 def narrow_program(prog: StableHLOProgram, inputs) -> StableHLOProgram:
@@ -357,7 +358,8 @@ def restore_export_assumptions(ep) -> None:
 
 def lower_exported_program(ep, *, names: dict[str, str] | None = None,
                            timer: StageTimer | None = None, input_names=None,
-                           narrow=None, relations: Sequence[str] = ()) -> StableHLOProgram:
+                           narrow=None, relations: Sequence[str] = (),
+                           ranges: dict | None = None) -> StableHLOProgram:
     """ExportedProgram -> StableHLOProgram (import, torch backend, our passes).
 
     The call contract (the symbols' ranges from ep.range_constraints, narrowed by `narrow`; the
@@ -372,6 +374,7 @@ def lower_exported_program(ep, *, names: dict[str, str] | None = None,
       narrow: symhlo.Inputs whose ranges narrow an already exported program's.
       relations: more relations over ep's symbols for the call checks (axes symhlo.Inputs
         share a name whose symbols torch.export left apart).
+      ranges: symbol -> (min, max) replacing ep's (a Dim.AUTO's min below 2 the Input gave).
     """
     # Deferred: torch-mlir's FX importer takes ~0.9 s to import, which `import symhlo` (and the
     # CLI's --help) need not pay before the first export.
@@ -381,6 +384,7 @@ def lower_exported_program(ep, *, names: dict[str, str] | None = None,
     symbols = from_exported_program(ep)
     symbols.names.update({**torch_debug_names(ep, symbols), **(names or {})})
     symbols.add_relations(relations)
+    symbols.ranges.update(ranges or {})
     if input_names is not None:
         apply_input_names(symbols, input_names)  # Input(name=...) names the input in messages
     if narrow is not None:
