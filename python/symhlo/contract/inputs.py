@@ -9,6 +9,8 @@ from typing import Sequence
 
 import torch
 
+from symhlo.passes.contract_attrs import is_unbounded
+
 from .dims import linear_form
 
 _PROFILE_KEYS = ("min_shape", "opt_shape", "max_shape")
@@ -600,7 +602,7 @@ def with_auto_dims(dynamic_shapes, names: set[str]):
             return type(v)(walk(x) for x in v)
         if getattr(v, "__name__", None) in names and hasattr(v, "min") and hasattr(v, "max"):
             hi = v.max
-            return Dim.AUTO(min=v.min, **({} if hi is None or hi >= 2 ** 62 else {"max": hi}))
+            return Dim.AUTO(min=v.min, **({} if is_unbounded(hi) else {"max": hi}))
         return v
 
     return walk(dynamic_shapes)

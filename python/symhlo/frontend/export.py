@@ -221,6 +221,7 @@ def export(model_or_ep, args: Sequence | None = None, *, kwargs: dict | None = N
     if args is None:
         raise SymhloError("export needs example args (or inputs=[symhlo.Input(...)])")
     relations: list[str] = []
+    ranges: dict = {}
     with timer.stage(Stage.EXPORT):
         if inputs is None:
             ep = _export_module(model_or_ep, args, kwargs, dynamic_shapes)
