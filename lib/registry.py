@@ -117,6 +117,7 @@ _PASSES: dict[str, str] = {
     "symhlo-lower-torch-sort": "lower_torch_sort:LowerTorchSort",
     "symhlo-lower-torch-control-flow": "lower_torch_control_flow:LowerTorchControlFlow",
     "symhlo-prepare-loops-for-iree": "prepare_loops_for_iree:PrepareLoopsForIree",
+    "symhlo-hoist-loop-counters-for-iree": "hoist_loop_counters_for_iree:HoistLoopCountersForIree",
     "symhlo-widen-narrow-region-values-for-iree":
         "widen_narrow_region_values_for_iree:WidenNarrowRegionValuesForIree",
     "symhlo-lower-torch-complex": "lower_torch_complex:LowerTorchComplex",
@@ -188,7 +189,7 @@ _PIPELINES: dict[str, tuple[str, list[str]]] = {
          "symhlo-read-shape-elements-on-host-for-iree",
          "canonicalize", "cse",
          "symhlo-widen-narrow-region-values-for-iree", "symhlo-prepare-loops-for-iree",
-         "symhlo-convert-unsigned-to-signless-for-iree"],
+         "symhlo-convert-unsigned-to-signless-for-iree", "symhlo-hoist-loop-counters-for-iree"],
     ),
 }
 
