@@ -1,0 +1,109 @@
+// RUN: symhlo-opt --symhlo-hoist-loop-counters-for-iree --split-input-file %s | FileCheck %s
+
+// A loop counted by a 0-d integer against a size runs its counting on the host: scf.while with
+// the counter as an i64, the condition as arith, the body reading the counter back as a 0-d tensor.
+
+// CHECK-LABEL: func @counted_by_a_size
+// CHECK:         %[[C0:.*]] = stablehlo.constant dense<0> : tensor<i64>
+// CHECK:         %[[T0:.*]] = tensor.extract %[[C0]][] : tensor<i64>
+// CHECK:         %[[R:.*]]:3 = scf.while (%[[T:.*]] = %[[T0]], %[[A:.*]] = %arg0, %[[S:.*]] = %{{.*}}) : (i64, tensor<?x4xf32>, tensor<f32>) -> (i64, tensor<?x4xf32>, tensor<f32>) {
+// CHECK:           %[[D:.*]] = tensor.dim %[[A]], %{{.*}} : tensor<?x4xf32>
+// CHECK:           %[[D32:.*]] = arith.index_cast %[[D]] : index to i32
+// CHECK:           %[[D64:.*]] = arith.extsi %[[D32]] : i32 to i64
+// CHECK:           %[[P:.*]] = arith.cmpi slt, %[[T]], %[[D64]] : i64
+// CHECK:           scf.condition(%[[P]]) %[[T]], %[[A]], %[[S]] : i64, tensor<?x4xf32>, tensor<f32>
+// CHECK:         } do {
+// CHECK:         ^bb0(%[[BT:.*]]: i64, %[[BA:.*]]: tensor<?x4xf32>, %[[BS:.*]]: tensor<f32>):
+// CHECK:           %[[TT:.*]] = tensor.from_elements %[[BT]] : tensor<i64>
+// CHECK:           stablehlo.convert %[[TT]] : (tensor<i64>) -> tensor<f32>
+// CHECK:           %[[ONE:.*]] = arith.constant 1 : i64
+// CHECK:           %[[NEXT:.*]] = arith.addi %[[BT]], %[[ONE]] : i64
+// CHECK:           scf.yield %[[NEXT]], %{{.*}}, %{{.*}} : i64, tensor<?x4xf32>, tensor<f32>
+// CHECK:         }
+// CHECK:         %[[OUT:.*]] = tensor.from_elements %[[R]]#0 : tensor<i64>
+// CHECK:         return %[[OUT]], %[[R]]#1, %[[R]]#2
+// CHECK-NOT:     stablehlo.while
+func.func @counted_by_a_size(%arg0: tensor<?x4xf32>) -> (tensor<i64>, tensor<?x4xf32>, tensor<f32>) {
+  %c0 = stablehlo.constant dense<0> : tensor<i64>
+  %c1 = stablehlo.constant dense<1> : tensor<i64>
+  %z = stablehlo.constant dense<0.0> : tensor<f32>
+  %0:3 = stablehlo.while(%t = %c0, %a = %arg0, %acc = %z) : tensor<i64>, tensor<?x4xf32>, tensor<f32>
+  cond {
+    %d = stablehlo.get_dimension_size %a, dim = 0 : (tensor<?x4xf32>) -> tensor<i32>
+    %n = stablehlo.convert %d : (tensor<i32>) -> tensor<i64>
+    %p = stablehlo.compare LT, %t, %n, SIGNED : (tensor<i64>, tensor<i64>) -> tensor<i1>
+    stablehlo.return %p : tensor<i1>
+  } do {
+    %next = stablehlo.add %t, %c1 : tensor<i64>
+    %f = stablehlo.convert %t : (tensor<i64>) -> tensor<f32>
+    %s = stablehlo.add %acc, %f : tensor<f32>
+    %g = stablehlo.add %a, %a : tensor<?x4xf32>
+    stablehlo.return %next, %g, %s : tensor<i64>, tensor<?x4xf32>, tensor<f32>
+  }
+  return %0#0, %0#1, %0#2 : tensor<i64>, tensor<?x4xf32>, tensor<f32>
+}
+
+// -----
+
+// A doubling step (a scan's `k = 2 * k`) and a bound by a constant: host arithmetic too.
+// CHECK-LABEL: func @doubling_step
+// CHECK:         scf.while (%[[K:.*]] = %{{.*}}) : (i32) -> i32
+// CHECK:           arith.cmpi sle, %[[K]], %{{.*}} : i32
+// CHECK:           arith.muli %{{.*}}, %{{.*}} : i32
+// CHECK-NOT:     stablehlo.while
+func.func @doubling_step() -> tensor<i32> {
+  %c1 = stablehlo.constant dense<1> : tensor<i32>
+  %c2 = stablehlo.constant dense<2> : tensor<i32>
+  %c100 = stablehlo.constant dense<100> : tensor<i32>
+  %0 = stablehlo.while(%k = %c1) : tensor<i32>
+  cond {
+    %p = stablehlo.compare LE, %k, %c100, SIGNED : (tensor<i32>, tensor<i32>) -> tensor<i1>
+    stablehlo.return %p : tensor<i1>
+  } do {
+    %n = stablehlo.multiply %k, %c2 : tensor<i32>
+    stablehlo.return %n : tensor<i32>
+  }
+  return %0 : tensor<i32>
+}
+
+// -----
+
+// A condition on data (a convergence test) needs the device's value: left as it is.
+// CHECK-LABEL: func @data_condition_kept
+// CHECK:         stablehlo.while
+// CHECK-NOT:     scf.while
+func.func @data_condition_kept(%arg0: tensor<f32>) -> tensor<f32> {
+  %eps = stablehlo.constant dense<1.0e-3> : tensor<f32>
+  %half = stablehlo.constant dense<0.5> : tensor<f32>
+  %0 = stablehlo.while(%x = %arg0) : tensor<f32>
+  cond {
+    %p = stablehlo.compare GT, %x, %eps, FLOAT : (tensor<f32>, tensor<f32>) -> tensor<i1>
+    stablehlo.return %p : tensor<i1>
+  } do {
+    %n = stablehlo.multiply %x, %half : tensor<f32>
+    stablehlo.return %n : tensor<f32>
+  }
+  return %0 : tensor<f32>
+}
+
+// -----
+
+// A counter whose next value reads data (or divides by a value that may be 0) is no counter;
+// the condition then reads the device: left as it is.
+// CHECK-LABEL: func @counter_from_data_kept
+// CHECK:         stablehlo.while
+// CHECK-NOT:     scf.while
+func.func @counter_from_data_kept(%arg0: tensor<4xi64>, %arg1: tensor<i64>) -> tensor<i64> {
+  %c0 = stablehlo.constant dense<0> : tensor<i64>
+  %c9 = stablehlo.constant dense<9> : tensor<i64>
+  %0 = stablehlo.while(%t = %c0) : tensor<i64>
+  cond {
+    %p = stablehlo.compare LT, %t, %c9, SIGNED : (tensor<i64>, tensor<i64>) -> tensor<i1>
+    stablehlo.return %p : tensor<i1>
+  } do {
+    %q = stablehlo.divide %c9, %arg1 : tensor<i64>
+    %n = stablehlo.add %t, %q : tensor<i64>
+    stablehlo.return %n : tensor<i64>
+  }
+  return %0 : tensor<i64>
+}
