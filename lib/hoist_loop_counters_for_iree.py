@@ -24,7 +24,7 @@ compute. Here such counters become scalar loop values of an `scf.while` whose co
     %r0 = tensor.from_elements %r#0 : tensor<i64>
 
 A loop value is a counter when it is a 0-d integer tensor whose next value the body computes
-from counters, constants and sizes only (add, subtract, multiply, min/max, compare, select,
+from counters, constants and sizes only (an enclosing loop's counter, hoisted before, counts) (add, subtract, multiply, min/max, compare, select,
 bitwise ops, converts between integer types; divide and remainder by a constant other than 0
 and -1, which cannot trap on the host). A loop whose condition reads anything else (a
 convergence test on data) is left as it is. The portable artifact keeps the plain loop.
@@ -86,6 +86,8 @@ def _on_host(v: ir.Value, block: ir.Block, counters: set[int], seen: dict) -> bo
             ok = _constant_value(v) is not None
         elif name == "stablehlo.get_dimension_size":
             ok = True
+        elif name == "tensor.from_elements":   # an outer loop's counter, hoisted before
+            ok = len(op.operands) == 1 and not isinstance(op.operands[0].type, ir.ShapedType)
         elif name in _BINARY or name in _UNARY or name in ("stablehlo.compare", "stablehlo.select"):
             ok = all(_on_host(o, block, counters, seen) for o in op.operands)
         elif name in _BY_CONSTANT:
@@ -125,6 +127,8 @@ class _HostEmitter:
                 t = self.arg(ir.BlockArgument(t).arg_number)
             axis = ir.IntegerAttr(op.attributes["dimension"]).value
             return b.index_cast(b.tensor_dim(t, axis), elt)
+        if name == "tensor.from_elements":
+            return op.operands[0]
         xs = [self(o) for o in op.operands]
         if name in _BINARY:
             return b.value(_BINARY[name], [elt], xs)

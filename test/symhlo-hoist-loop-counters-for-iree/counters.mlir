@@ -107,3 +107,37 @@ func.func @counter_from_data_kept(%arg0: tensor<4xi64>, %arg1: tensor<i64>) -> t
   }
   return %0 : tensor<i64>
 }
+
+// -----
+
+// Nested loops: the inner one is bounded by the outer one's counter (`j < i`), which the host
+// has once the outer loop is hoisted (pre-order): both count on the host.
+// CHECK-LABEL: func @triangular_nest
+// CHECK:         scf.while (%[[I:.*]] = %{{.*}}, %{{.*}} = %{{.*}}) : (i64, tensor<f32>)
+// CHECK:         ^bb0(%[[BI:.*]]: i64, %{{.*}}: tensor<f32>):
+// CHECK:           scf.while (%[[J:.*]] = %{{.*}}, %{{.*}} = %{{.*}}) : (i64, tensor<f32>)
+// CHECK:             arith.cmpi slt, %[[J]], %[[BI]] : i64
+// CHECK-NOT:     stablehlo.while
+func.func @triangular_nest(%arg0: tensor<f32>) -> tensor<f32> {
+  %c0 = stablehlo.constant dense<0> : tensor<i64>
+  %c1 = stablehlo.constant dense<1> : tensor<i64>
+  %c5 = stablehlo.constant dense<5> : tensor<i64>
+  %0:2 = stablehlo.while(%i = %c0, %s = %arg0) : tensor<i64>, tensor<f32>
+  cond {
+    %p = stablehlo.compare LT, %i, %c5, SIGNED : (tensor<i64>, tensor<i64>) -> tensor<i1>
+    stablehlo.return %p : tensor<i1>
+  } do {
+    %1:2 = stablehlo.while(%j = %c0, %t = %s) : tensor<i64>, tensor<f32>
+    cond {
+      %q = stablehlo.compare LT, %j, %i, SIGNED : (tensor<i64>, tensor<i64>) -> tensor<i1>
+      stablehlo.return %q : tensor<i1>
+    } do {
+      %jn = stablehlo.add %j, %c1 : tensor<i64>
+      %u = stablehlo.add %t, %t : tensor<f32>
+      stablehlo.return %jn, %u : tensor<i64>, tensor<f32>
+    }
+    %in = stablehlo.add %i, %c1 : tensor<i64>
+    stablehlo.return %in, %1#1 : tensor<i64>, tensor<f32>
+  }
+  return %0#1 : tensor<f32>
+}
