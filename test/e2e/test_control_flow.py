@@ -336,3 +336,38 @@ def test_torch_compile_backend_takes_control_flow():
     for x in (randn(2, 3).abs(), -randn(5, 3).abs(), randn(9, 3).abs(), -randn(4, 3).abs()):
         torch.testing.assert_close(compiled(x), m(x), rtol=1e-5, atol=1e-5)
     assert symhlo.stats()["iree_compiles"] == before + 1
+
+
+class CountedAndConverging(torch.nn.Module):
+    """A loop counted against a size (host-countable: its condition reads the counter and a size
+    only) and one that runs until the data converges (its condition reads the device)."""
+
+    def forward(self, x):
+        def counted(i, h):
+            return i < h.shape[0] * 2
+
+        def step(i, h):
+            return i + 1, h * 0.5 + i.to(h.dtype)
+
+        _, h = while_loop(counted, step, (torch.zeros((), dtype=torch.int64), x.clone()))
+
+        def big(g):
+            return g.abs().max() > 1.0
+
+        (g,) = while_loop(big, lambda g: (g * 0.5,), (h.clone(),))
+        return h, g
+
+
+def test_counted_loops_count_on_the_host_for_iree():
+    """symhlo-hoist-loop-counters-for-iree: the counted loop reaches IREE as an scf.while whose
+    condition is host arithmetic, the converging one stays a stablehlo.while; both equal eager."""
+    from symhlo.backend.compiler import prepare_for_iree
+
+    compiled = []
+    check_model("counted_and_converging", CountedAndConverging(), (randn(5, 3),),
+                ({0: Dim("n", max=256)},), [(randn(2, 3),), (randn(9, 3),), (randn(40, 3),)],
+                compiled=compiled)
+    iree_input = prepare_for_iree(compiled[0].stablehlo)
+    assert iree_input.count("scf.while") == 1 and iree_input.count("stablehlo.while") == 1
+    assert "arith.cmpi slt" in iree_input
+    assert compiled[0].stablehlo.count("stablehlo.while") == 2   # the portable artifact: both plain

@@ -4,7 +4,7 @@ linalg.vander, with ties and NaN.
 torch-mlir has no StableHLO lowering of cumprod, cummax or cummin, and its logcumsumexp becomes a
 cumsum after symhlo's cumsum lowering ran. symhlo.frontend.decompositions.select scans with a masked
 reduction over the triangle j <= i when the axis is bounded by 1024, and with a log-step scan (a
-while loop of ceil(log2 n) steps, each a gather combined by a 2-element reduction) when it is
+while loop of ceil(log2 n) steps, each a gather combined elementwise) when it is
 longer or unbounded: the two inputs below take one form each, so each test compiles one module
 that runs both.
 """
