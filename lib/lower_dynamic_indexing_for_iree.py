@@ -57,6 +57,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from torch_mlir import ir
+from torch_mlir.dialects import linalg
 
 from .builder import OpBuilder, apply_patterns, gather_dimension_numbers, gather_numbers
 from .ir_util import (CONTROL_FLOW_OPS, constant_ints, defining_op, enclosing_func, is_dynamic,
@@ -251,6 +252,82 @@ def convert_stablehlo_real_dynamic_slice(op: ir.Operation, sizes_of=None) -> boo
                 "operandSegmentSizes": ir.DenseI32ArrayAttr.get(
                     [1, len(offsets), len(sizes), len(steps)])})
     op.results[0].replace_all_uses_with(new)
+    op.erase()
+    return True
+
+
+def convert_index_select_gather(op: ir.Operation) -> bool:
+    """stablehlo.dynamic_gather that selects along one axis (index_select, `x[..., p]`) ->
+    a linalg.generic reading each element of the operand at its index:
+
+        %r = "stablehlo.dynamic_gather"(%x, %p, %sizes) <{dimension_numbers = #stablehlo.gather<
+               offset_dims = [0], collapsed_slice_dims = [1], start_index_map = [1],
+               index_vector_dim = 1>}> : (tensor<?x?xf32>, tensor<?xi64>, tensor<2xi64>) -> tensor<?x?xf32>
+      ==>
+        %r = linalg.generic ins(%p : tensor<?xi64>) [(i, j) -> (j)] outs(tensor.empty(...)) {
+          ^bb0(%pj: i64, %o: f32):
+            %c = clamp(index_cast %pj, 0, dim(%x, 1) - 1)          (gather's start clamping)
+            linalg.yield (tensor.extract %x[linalg.index 0, %c])
+        }
+
+    convert_stablehlo_dynamic_gather's gather over a (b, n, 2) index array of iotas beside the
+    index is what IREE 3.13 then reads element by element, index array included (three such
+    gathers per Jacobi round: 0.2 ms each at n = 64). Here the index is read once per result
+    element through an indexing map and the other coordinates are the element's own position.
+    Only one indexed axis, collapsed (slice size 1), every other operand axis a slice from 0, no
+    batching dims, and an operand that is not a real_dynamic_slice (convert_stablehlo_gather_of_
+    slice handles that); anything else is left to convert_stablehlo_dynamic_gather.
+    """
+    x, idx, slice_sizes = op.operands
+    dn = gather_dimension_numbers(op.attributes["dimension_numbers"])
+    if dn["operand_batching_dims"] or dn["start_indices_batching_dims"]:
+        return False
+    src = defining_op(x)
+    if src is not None and src.name == "stablehlo.real_dynamic_slice":
+        return False
+    x_t, idx_t = ir.RankedTensorType(x.type), ir.RankedTensorType(idx.type)
+    result_t = ir.RankedTensorType(op.results[0].type)
+    offset_dims, collapsed = list(dn["offset_dims"]), list(dn["collapsed_slice_dims"])
+    start_map, ivd = list(dn["start_index_map"]), dn["index_vector_dim"]
+    if len(start_map) != 1 or collapsed != start_map:
+        return False
+    if ivd < idx_t.rank and idx_t.shape[ivd] != 1:
+        return False
+    axis = start_map[0]
+    offset_operand = [d for d in range(x_t.rank) if d != axis]
+    batch_pos = [r for r in range(result_t.rank) if r not in offset_dims]
+    idx_batch = [j for j in range(idx_t.rank) if j != ivd]
+    if len(batch_pos) != len(idx_batch) or len(offset_operand) != len(offset_dims):
+        return False
+
+    b = OpBuilder(op)
+    sizes = []
+    for r in range(result_t.rank):
+        if not is_dynamic(result_t.shape[r]):
+            continue
+        if r in batch_pos:
+            sizes.append(b.tensor_dim(idx, idx_batch[batch_pos.index(r)]))
+        else:
+            sizes.append(b.extract_index(slice_sizes, offset_operand[offset_dims.index(r)]))
+    out = b.tensor_empty(result_t, sizes)
+    last = b.index_op("arith.subi", b.tensor_dim(x, axis), b.const_index(1))
+    rank = result_t.rank
+    read = ir.AffineMap.get(rank, 0, [ir.AffineConstantExpr.get(0) if j == ivd else
+                                      ir.AffineDimExpr.get(batch_pos[idx_batch.index(j)])
+                                      for j in range(idx_t.rank)])
+    maps = ir.ArrayAttr.get([ir.AffineMapAttr.get(read),
+                             ir.AffineMapAttr.get(ir.AffineMap.get_identity(rank))])
+    par = ir.Attribute.parse("#linalg.iterator_type<parallel>")
+    gen = linalg.GenericOp([result_t], [idx], [out], maps, ir.ArrayAttr.get([par] * rank),
+                           loc=op.location, ip=ir.InsertionPoint(op))
+    body = gen.regions[0].blocks.append(idx_t.element_type, result_t.element_type)
+    e = OpBuilder(ip=ir.InsertionPoint(body), loc=op.location)
+    at = e.index_cast(body.arguments[0])
+    at = e.index_op("arith.minsi", e.index_op("arith.maxsi", at, e.const_index(0)), last)
+    coords = [at if d == axis else e.linalg_index(offset_dims[offset_operand.index(d)])
+              for d in range(x_t.rank)]
+    e.create("linalg.yield", [], [e.tensor_extract(x, coords)])
+    op.results[0].replace_all_uses_with(gen.results[0])
     op.erase()
     return True
 
@@ -542,12 +619,17 @@ class LowerDynamicIndexingForIree(Pass):
     # a static table's rows gathered at arange(n) + c, inside it by the size ranges -> a slice
     # (convert_gather_of_arange)
     gather_of_arange_as_slice: bool = True
+    # a dynamic_gather along one axis (index_select) -> a linalg.generic reading the operand at
+    # the index (convert_index_select_gather)
+    index_select_as_generic: bool = True
 
     def run(self, module: ir.Module) -> None:
         with module.context, ir.Location.unknown():
             # Gathers first, so that a gather of a slice reads the slice's source (before the
             # slice becomes a tensor.extract_slice); the slices then.
             root = module.operation
+            if self.index_select_as_generic:
+                apply_patterns(root, {"stablehlo.dynamic_gather": convert_index_select_gather})
             apply_patterns(root, {"stablehlo.dynamic_gather": convert_stablehlo_dynamic_gather})
             apply_patterns(root, {"stablehlo.gather": convert_stablehlo_gather_of_slice})
             if self.gather_of_arange_as_slice:

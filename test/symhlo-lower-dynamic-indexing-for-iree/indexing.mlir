@@ -1,4 +1,5 @@
 // RUN: symhlo-opt --symhlo-lower-dynamic-indexing-for-iree --split-input-file %s | FileCheck %s
+// RUN: symhlo-opt --pass-pipeline='builtin.module(symhlo-lower-dynamic-indexing-for-iree{index-select-as-generic=0})' --split-input-file %s | FileCheck %s --check-prefix=IOTA
 
 // `x[:, :1]` on ?x?x8: the static result axis gets a static size, the dynamic one
 // limit - start; offsets are read from the start operand.
@@ -44,23 +45,41 @@ func.func @slice_all_dynamic_kept(%arg0: tensor<?x?xf32>, %s: tensor<2xi64>, %l:
 
 // -----
 
-// index_select(x, 1, idx) on ?x?x8: the dynamic offset axis 0 becomes a collapsed axis indexed
-// by an iota; slice sizes are then static and the op a stablehlo.gather.
+// index_select(x, 1, idx) on ?x?x8: a linalg.generic reading idx through an indexing map and x
+// at (i, clamp(idx[j], 0, dim 1 - 1), k) (gather's start clamping).
 // CHECK-LABEL: func @gather_index_select_axis1
 // CHECK-NOT:     stablehlo.dynamic_gather
-// CHECK-DAG:     %[[B:.*]] = stablehlo.slice %arg2 [0:1] : (tensor<3xi64>) -> tensor<1xi64>
-// CHECK-DAG:     %[[N32:.*]] = stablehlo.get_dimension_size %arg1, dim = 0 : (tensor<?xi64>) -> tensor<i32>
-// CHECK:         %[[SH:.*]] = stablehlo.concatenate %[[B]], %{{.*}}, %{{.*}}, dim = 0 : (tensor<1xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<3xi64>
-// CHECK:         %[[I:.*]] = stablehlo.dynamic_broadcast_in_dim %arg1, %[[SH]], dims = [1]
-// CHECK-SAME:      known_nonexpanding_dimensions = array<i64: 0>
-// CHECK-SAME:      -> tensor<?x?x1xi64>
-// CHECK:         %[[J:.*]] = stablehlo.dynamic_iota %{{.*}}, dim = 0 : (tensor<3xi64>) -> tensor<?x?x1xi64>
-// CHECK:         %[[IJ:.*]] = stablehlo.concatenate %[[I]], %[[J]], dim = 2 : (tensor<?x?x1xi64>, tensor<?x?x1xi64>) -> tensor<?x?x2xi64>
-// CHECK:         %[[R:.*]] = "stablehlo.gather"(%arg0, %[[IJ]])
-// CHECK-SAME:      offset_dims = [2], collapsed_slice_dims = [0, 1], start_index_map = [1, 0], index_vector_dim = 2
-// CHECK-SAME:      slice_sizes = array<i64: 1, 1, 8>
-// CHECK-SAME:      -> tensor<?x?x8xf32>
+// CHECK-NOT:     stablehlo.gather
+// CHECK:         %[[B:.*]] = tensor.extract %arg2[%{{.*}}] : tensor<3xi64>
+// CHECK:         %[[E:.*]] = tensor.empty(%{{.*}}, %{{.*}}) : tensor<?x?x8xf32>
+// CHECK:         %[[LAST:.*]] = arith.subi %{{.*}}, %{{.*}} : index
+// CHECK:         %[[R:.*]] = linalg.generic {indexing_maps = [#{{.*}}, #{{.*}}], iterator_types = ["parallel", "parallel", "parallel"]} ins(%arg1 : tensor<?xi64>) outs(%[[E]] : tensor<?x?x8xf32>)
+// CHECK:         ^bb0(%[[P:.*]]: i64, %{{.*}}: f32):
+// CHECK:           %[[PI:.*]] = arith.index_cast %[[P]] : i64 to index
+// CHECK:           %[[LO:.*]] = arith.maxsi %[[PI]], %{{.*}} : index
+// CHECK:           %[[AT:.*]] = arith.minsi %[[LO]], %[[LAST]] : index
+// CHECK:           %[[I:.*]] = linalg.index 0 : index
+// CHECK:           %[[K:.*]] = linalg.index 2 : index
+// CHECK:           %[[V:.*]] = tensor.extract %arg0[%[[I]], %[[AT]], %[[K]]] : tensor<?x?x8xf32>
+// CHECK:           linalg.yield %[[V]] : f32
 // CHECK:         return %[[R]]
+// The iota form (option index-select-as-generic=0): the dynamic offset axis 0 becomes a collapsed
+// axis indexed by an iota; slice sizes are then static and the op a stablehlo.gather.
+// IOTA-LABEL: func @gather_index_select_axis1
+// IOTA-NOT:     stablehlo.dynamic_gather
+// IOTA-DAG:     %[[B:.*]] = stablehlo.slice %arg2 [0:1] : (tensor<3xi64>) -> tensor<1xi64>
+// IOTA-DAG:     %[[N32:.*]] = stablehlo.get_dimension_size %arg1, dim = 0 : (tensor<?xi64>) -> tensor<i32>
+// IOTA:         %[[SH:.*]] = stablehlo.concatenate %[[B]], %{{.*}}, %{{.*}}, dim = 0 : (tensor<1xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<3xi64>
+// IOTA:         %[[I:.*]] = stablehlo.dynamic_broadcast_in_dim %arg1, %[[SH]], dims = [1]
+// IOTA-SAME:      known_nonexpanding_dimensions = array<i64: 0>
+// IOTA-SAME:      -> tensor<?x?x1xi64>
+// IOTA:         %[[J:.*]] = stablehlo.dynamic_iota %{{.*}}, dim = 0 : (tensor<3xi64>) -> tensor<?x?x1xi64>
+// IOTA:         %[[IJ:.*]] = stablehlo.concatenate %[[I]], %[[J]], dim = 2 : (tensor<?x?x1xi64>, tensor<?x?x1xi64>) -> tensor<?x?x2xi64>
+// IOTA:         %[[R:.*]] = "stablehlo.gather"(%arg0, %[[IJ]])
+// IOTA-SAME:      offset_dims = [2], collapsed_slice_dims = [0, 1], start_index_map = [1, 0], index_vector_dim = 2
+// IOTA-SAME:      slice_sizes = array<i64: 1, 1, 8>
+// IOTA-SAME:      -> tensor<?x?x8xf32>
+// IOTA:         return %[[R]]
 func.func @gather_index_select_axis1(%arg0: tensor<?x?x8xf32>, %idx: tensor<?xi64>, %sizes: tensor<3xi64>) -> tensor<?x?x8xf32> {
   %0 = "stablehlo.dynamic_gather"(%arg0, %idx, %sizes) <{dimension_numbers = #stablehlo.gather<offset_dims = [0, 2], collapsed_slice_dims = [1], start_index_map = [1], index_vector_dim = 1>, indices_are_sorted = false}> : (tensor<?x?x8xf32>, tensor<?xi64>, tensor<3xi64>) -> tensor<?x?x8xf32>
   return %0 : tensor<?x?x8xf32>
@@ -68,13 +87,20 @@ func.func @gather_index_select_axis1(%arg0: tensor<?x?x8xf32>, %idx: tensor<?xi6
 
 // -----
 
-// index_select(x, 0, idx): the batch axis leads, the dynamic offset axis 1 follows it.
+// index_select(x, 0, idx): idx read at the result's axis 0.
 // CHECK-LABEL: func @gather_index_select_axis0
-// CHECK:         stablehlo.dynamic_broadcast_in_dim %arg1, %{{.*}}, dims = [0]
-// CHECK:         stablehlo.dynamic_iota %{{.*}}, dim = 1 : (tensor<3xi64>) -> tensor<?x?x1xi64>
-// CHECK:         "stablehlo.gather"
-// CHECK-SAME:      offset_dims = [2], collapsed_slice_dims = [0, 1], start_index_map = [0, 1], index_vector_dim = 2
-// CHECK-SAME:      slice_sizes = array<i64: 1, 1, 8>
+// CHECK:         linalg.generic {{.*}} ins(%arg1 : tensor<?xi64>)
+// CHECK:           %[[AT:.*]] = arith.minsi
+// CHECK:           %[[J:.*]] = linalg.index 1 : index
+// CHECK:           %[[K:.*]] = linalg.index 2 : index
+// CHECK:           tensor.extract %arg0[%[[AT]], %[[J]], %[[K]]] : tensor<?x?x8xf32>
+// The iota form: the batch axis leads, the dynamic offset axis 1 follows it.
+// IOTA-LABEL: func @gather_index_select_axis0
+// IOTA:         stablehlo.dynamic_broadcast_in_dim %arg1, %{{.*}}, dims = [0]
+// IOTA:         stablehlo.dynamic_iota %{{.*}}, dim = 1 : (tensor<3xi64>) -> tensor<?x?x1xi64>
+// IOTA:         "stablehlo.gather"
+// IOTA-SAME:      offset_dims = [2], collapsed_slice_dims = [0, 1], start_index_map = [0, 1], index_vector_dim = 2
+// IOTA-SAME:      slice_sizes = array<i64: 1, 1, 8>
 func.func @gather_index_select_axis0(%arg0: tensor<?x?x8xf32>, %idx: tensor<?xi64>, %sizes: tensor<3xi64>) -> tensor<?x?x8xf32> {
   %0 = "stablehlo.dynamic_gather"(%arg0, %idx, %sizes) <{dimension_numbers = #stablehlo.gather<offset_dims = [1, 2], collapsed_slice_dims = [0], start_index_map = [0], index_vector_dim = 1>}> : (tensor<?x?x8xf32>, tensor<?xi64>, tensor<3xi64>) -> tensor<?x?x8xf32>
   return %0 : tensor<?x?x8xf32>
