@@ -256,6 +256,12 @@ def convert_stablehlo_real_dynamic_slice(op: ir.Operation, sizes_of=None) -> boo
     return True
 
 
+# Ops that only re-view their operand: a slice seen through them is still a strided view when
+# IREE fuses it into the reading dispatch.
+_VIEW_OPS = ("stablehlo.reshape", "stablehlo.dynamic_reshape", "stablehlo.convert",
+             "stablehlo.transpose", "tensor.collapse_shape", "tensor.expand_shape", "tensor.reshape")
+
+
 def convert_index_select_gather(op: ir.Operation) -> bool:
     """stablehlo.dynamic_gather that selects along one axis (index_select, `x[..., p]`) ->
     a linalg.generic reading each element of the operand at its index:
@@ -275,15 +281,19 @@ def convert_index_select_gather(op: ir.Operation) -> bool:
     gathers per Jacobi round: 0.2 ms each at n = 64). Here the index is read once per result
     element through an indexing map and the other coordinates are the element's own position.
     Only one indexed axis, collapsed (slice size 1), every other operand axis a slice from 0, no
-    batching dims, and an operand that is not a real_dynamic_slice (convert_stablehlo_gather_of_
-    slice handles that); anything else is left to convert_stablehlo_dynamic_gather.
+    batching dims, and an operand that is no slice, also seen through reshapes (IREE 3.13 failed
+    to translate the element read of `x[:, :, 0]` collapsed to 2-d to LLVM, "unrealized_conversion
+    _cast"; convert_stablehlo_gather_of_slice handles a gather of a slice); anything else is left
+    to convert_stablehlo_dynamic_gather.
     """
     x, idx, slice_sizes = op.operands
     dn = gather_dimension_numbers(op.attributes["dimension_numbers"])
     if dn["operand_batching_dims"] or dn["start_indices_batching_dims"]:
         return False
     src = defining_op(x)
-    if src is not None and src.name == "stablehlo.real_dynamic_slice":
+    while src is not None and src.name in _VIEW_OPS:
+        src = defining_op(src.operands[0])
+    if src is not None and "slice" in src.name:
         return False
     x_t, idx_t = ir.RankedTensorType(x.type), ir.RankedTensorType(idx.type)
     result_t = ir.RankedTensorType(op.results[0].type)
@@ -292,6 +302,8 @@ def convert_index_select_gather(op: ir.Operation) -> bool:
     if len(start_map) != 1 or collapsed != start_map:
         return False
     if ivd < idx_t.rank and idx_t.shape[ivd] != 1:
+        return False
+    if not (isinstance(idx_t.element_type, ir.IntegerType) and idx_t.element_type.is_signless):
         return False
     axis = start_map[0]
     offset_operand = [d for d in range(x_t.rank) if d != axis]

@@ -108,6 +108,21 @@ func.func @gather_index_select_axis0(%arg0: tensor<?x?x8xf32>, %idx: tensor<?xi6
 
 // -----
 
+// index_select of a slice seen through a reshape (`x[:, :, 0][idx]`): the iota gather stays
+// (IREE 3.13 failed to translate the element read of the fused strided view to LLVM).
+// CHECK-LABEL: func @index_select_of_a_slice_kept
+// CHECK-NOT:     linalg.generic
+// CHECK:         "stablehlo.gather"
+func.func @index_select_of_a_slice_kept(%arg0: tensor<?x?x?xf32>, %start: tensor<3xi64>, %limit: tensor<3xi64>, %shape: tensor<2xi64>, %idx: tensor<?xi64>, %sizes: tensor<2xi64>) -> tensor<?x?xf32> {
+  %c1 = stablehlo.constant dense<1> : tensor<3xi64>
+  %s = stablehlo.real_dynamic_slice %arg0, %start, %limit, %c1 : (tensor<?x?x?xf32>, tensor<3xi64>, tensor<3xi64>, tensor<3xi64>) -> tensor<?x?x1xf32>
+  %r = stablehlo.dynamic_reshape %s, %shape : (tensor<?x?x1xf32>, tensor<2xi64>) -> tensor<?x?xf32>
+  %0 = "stablehlo.dynamic_gather"(%r, %idx, %sizes) <{dimension_numbers = #stablehlo.gather<offset_dims = [1], collapsed_slice_dims = [0], start_index_map = [0], index_vector_dim = 1>}> : (tensor<?x?xf32>, tensor<?xi64>, tensor<2xi64>) -> tensor<?x?xf32>
+  return %0 : tensor<?x?xf32>
+}
+
+// -----
+
 // A dynamic window at an indexed start cannot use an iota: the op stays for IREE to report.
 // CHECK-LABEL: func @gather_dynamic_indexed_window_kept
 // CHECK:         stablehlo.dynamic_gather
