@@ -11,7 +11,7 @@ import torch
 
 from symhlo.passes.contract_attrs import is_unbounded
 
-from .dims import linear_form
+from .dims import linear_form, parse_relation
 
 _PROFILE_KEYS = ("min_shape", "opt_shape", "max_shape")
 # Input(format=): the rank each memory format needs (None: any rank).
@@ -634,8 +634,6 @@ def check_auto_dims(symbols, inputs: Sequence[Input], names: set[str]):
     import itertools
 
     import sympy
-
-    from .dims import parse_relation
 
     by_name: dict[str, list[tuple[str, object]]] = {}
     ranges: dict[str, tuple[int, int | None]] = {}
