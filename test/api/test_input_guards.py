@@ -163,3 +163,15 @@ def test_a_transformers_llama_decode_step_over_input_ranges():
             torch.testing.assert_close(g, w, rtol=1e-5, atol=1e-5)
     with pytest.raises(symhlo.ShapeError, match=r"axis 4 is 201, above max 200 of 'past'"):
         cm(torch.randint(1, 128, (1, 1)), torch.randn(2, 2, 1, 2, 201, 8))
+
+
+def test_a_shared_name_takes_the_intersection_of_its_ranges():
+    """`L` is [2, 1023] on the cache and [2, 500] on the mask: one symbol over [2, 500] (as
+    symbol_ranges makes the Dim), not a refusal for the cache's wider range."""
+    mask = symhlo.Input(min_shape=(2,), opt_shape=(16,), max_shape=(500,), dims=("L",), name="mask")
+    cm = symhlo.compile(WithMask(), inputs=_cache_inputs(extra=[mask]), target="cpu")
+    q, past = torch.randn(1, 4, 1, 8), torch.randn(1, 2, 500, 8)
+    torch.testing.assert_close(cm(q, past, torch.randn(500))[0], RepeatedKeys()(q, past),
+                               rtol=1e-5, atol=1e-5)
+    with pytest.raises(symhlo.ShapeError, match=r"above max 500"):
+        cm(q, torch.randn(1, 2, 501, 8), torch.randn(501))

@@ -638,12 +638,13 @@ def check_auto_dims(symbols, inputs: Sequence[Input], names: set[str]):
     by_name: dict[str, list[tuple[str, object]]] = {}
     ranges: dict[str, tuple[int, int | None]] = {}
     widened: dict[str, tuple[int, int | None]] = {}
+    wanted = symbol_ranges(inputs)   # a shared name's ranges intersected, as the Dims were made
     for k, (spec, inp) in enumerate(zip(symbols.inputs, inputs)):
         for axis in range(inp.rank):
             n = _auto_name(inp, k, axis)
             if n not in names or not inp.is_dynamic(axis):
                 continue
-            e, lo, hi = spec.shape[axis], inp.min_shape[axis], inp.max_shape[axis]
+            e, (lo, hi) = spec.shape[axis], wanted[n]
             where = f"{inp.name or spec.name} axis {axis} ('{n}', {_fmt_range(lo, hi)})"
             if isinstance(e, int):
                 raise ValueError(f"{where}: torch.export specializes it to {e}")
