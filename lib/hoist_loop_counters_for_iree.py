@@ -88,6 +88,8 @@ def _on_host(v: ir.Value, block: ir.Block, counters: set[int], seen: dict) -> bo
             ok = True
         elif name == "tensor.from_elements":   # an outer loop's counter, hoisted before
             ok = len(op.operands) == 1 and not isinstance(op.operands[0].type, ir.ShapedType)
+        elif name in ("stablehlo.maximum", "stablehlo.minimum") and _scalar_int_type(v.type).width == 1:
+            ok = False   # max / min of booleans are or / and, not maxsi / minsi
         elif name in _BINARY or name in _UNARY or name in ("stablehlo.compare", "stablehlo.select"):
             ok = all(_on_host(o, block, counters, seen) for o in op.operands)
         elif name in _BY_CONSTANT:
