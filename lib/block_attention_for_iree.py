@@ -93,7 +93,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from torch_mlir import ir
-from torch_mlir.dialects import linalg, scf
+from torch_mlir.dialects import scf
 
 from .builder import (OpBuilder, dot_dimension_numbers, dot_result_axis,
                       reassociation_groups)
@@ -605,17 +605,11 @@ class _Rewriter:
             t = self.top
             i1 = ir.IntegerType.get_signless(1)
             vt = ir.RankedTensorType.get([_DYN, self.block], i1)
-            empty = t.tensor_empty(vt, [self.kb])
-            ident = ir.AffineMapAttr.get(ir.AffineMap.get_identity(2))
-            par = ir.Attribute.parse("#linalg.iterator_type<parallel>")
-            gen = linalg.GenericOp([vt], [], [empty], ir.ArrayAttr.get([ident]),
-                                   ir.ArrayAttr.get([par, par]), loc=t.loc, ip=t.ip)
-            body = gen.regions[0].blocks.append(i1)
-            b = OpBuilder(ip=ir.InsertionPoint(body), loc=t.loc)
+            valid, b, _ = t.parallel_generic(t.tensor_empty(vt, [self.kb]))
             kb, j = b.linalg_index(0), b.linalg_index(1)
             pos = b.index_op("arith.addi", b.index_op("arith.muli", kb, b.const_index(self.block)), j)
             b.create("linalg.yield", [], [b.cmpi("slt", pos, self.k)])
-            self.valid = gen.results[0]
+            self.valid = valid
         return self.valid
 
     def masked(self, b: OpBuilder, x: ir.Value, qa, ka, fill: ir.Value, sizes: list) -> ir.Value:

@@ -16,6 +16,7 @@ from typing import Callable, Mapping, Sequence
 
 from torch_mlir import ir
 from torch_mlir._mlir_libs import _stablehlo
+from torch_mlir.dialects import linalg
 
 from .ir_util import create, defining_op, is_dynamic, walk_ops
 
@@ -267,12 +268,29 @@ class OpBuilder:
         return self.index_op("arith.divsi", self.index_op("arith.addi", size, self.const_index(b - 1)),
                              self.const_index(b))
 
+    def parallel_generic(self, out: ir.Value, ins: Sequence[ir.Value] = (),
+                         reads: Sequence[ir.AffineMap] = ()) -> tuple[ir.Value, "OpBuilder", list]:
+        """An all-parallel linalg.generic writing `out` (identity map) from `ins`, each read at
+        its map in `reads`: (its result, a builder in its body, the body's block arguments: one
+        element per input, then out's). The caller ends the body with `linalg.yield`."""
+        out_t = ir.RankedTensorType(out.type)
+        rank = out_t.rank
+        maps = [ir.AffineMapAttr.get(m) for m in reads] + [
+            ir.AffineMapAttr.get(ir.AffineMap.get_identity(rank))]
+        par = ir.Attribute.parse("#linalg.iterator_type<parallel>")
+        gen = linalg.GenericOp([out_t], list(ins), [out], ir.ArrayAttr.get(maps),
+                               ir.ArrayAttr.get([par] * rank), loc=self.loc, ip=self.ip)
+        body = gen.regions[0].blocks.append(
+            *[ir.RankedTensorType(v.type).element_type for v in ins], out_t.element_type)
+        return gen.results[0], OpBuilder(ip=ir.InsertionPoint(body), loc=self.loc), list(body.arguments)
+
     def linalg_index(self, dim: int) -> ir.Value:
         """`linalg.index dim` (inside a linalg op's body): the iteration's position along `dim`."""
         return self.value("linalg.index", [_index()], [], {"dim": ir.IntegerAttr.get(_i64(), dim)})
 
     def cmpi(self, predicate: str, a: ir.Value, b: ir.Value) -> ir.Value:
-        pred = {"eq": 0, "ne": 1, "slt": 2, "sle": 3, "sgt": 4, "sge": 5}[predicate]
+        pred = {"eq": 0, "ne": 1, "slt": 2, "sle": 3, "sgt": 4, "sge": 5,
+                "ult": 6, "ule": 7, "ugt": 8, "uge": 9}[predicate]
         return self.value("arith.cmpi", [ir.IntegerType.get_signless(1)], [a, b],
                           {"predicate": ir.IntegerAttr.get(_i64(), pred)})
 

@@ -57,7 +57,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from torch_mlir import ir
-from torch_mlir.dialects import linalg
 
 from .builder import OpBuilder, apply_patterns, gather_dimension_numbers, gather_numbers
 from .ir_util import (CONTROL_FLOW_OPS, constant_ints, defining_op, enclosing_func, is_dynamic,
@@ -323,23 +322,16 @@ def convert_index_select_gather(op: ir.Operation) -> bool:
             sizes.append(b.extract_index(slice_sizes, offset_operand[offset_dims.index(r)]))
     out = b.tensor_empty(result_t, sizes)
     last = b.index_op("arith.subi", b.tensor_dim(x, axis), b.const_index(1))
-    rank = result_t.rank
-    read = ir.AffineMap.get(rank, 0, [ir.AffineConstantExpr.get(0) if j == ivd else
-                                      ir.AffineDimExpr.get(batch_pos[idx_batch.index(j)])
-                                      for j in range(idx_t.rank)])
-    maps = ir.ArrayAttr.get([ir.AffineMapAttr.get(read),
-                             ir.AffineMapAttr.get(ir.AffineMap.get_identity(rank))])
-    par = ir.Attribute.parse("#linalg.iterator_type<parallel>")
-    gen = linalg.GenericOp([result_t], [idx], [out], maps, ir.ArrayAttr.get([par] * rank),
-                           loc=op.location, ip=ir.InsertionPoint(op))
-    body = gen.regions[0].blocks.append(idx_t.element_type, result_t.element_type)
-    e = OpBuilder(ip=ir.InsertionPoint(body), loc=op.location)
-    at = e.index_cast(body.arguments[0])
+    read = ir.AffineMap.get(result_t.rank, 0, [
+        ir.AffineConstantExpr.get(0) if j == ivd else ir.AffineDimExpr.get(batch_pos[idx_batch.index(j)])
+        for j in range(idx_t.rank)])
+    result, e, args = b.parallel_generic(out, [idx], [read])
+    at = e.index_cast(args[0])
     at = e.index_op("arith.minsi", e.index_op("arith.maxsi", at, e.const_index(0)), last)
     coords = [at if d == axis else e.linalg_index(offset_dims[offset_operand.index(d)])
               for d in range(x_t.rank)]
     e.create("linalg.yield", [], [e.tensor_extract(x, coords)])
-    op.results[0].replace_all_uses_with(gen.results[0])
+    op.results[0].replace_all_uses_with(result)
     op.erase()
     return True
 

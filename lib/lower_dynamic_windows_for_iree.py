@@ -1279,31 +1279,16 @@ def _pad_amounts(pad: ir.Operation) -> tuple[list[int], ir.Attribute]:
 def _copy_generic(e: OpBuilder, src: ir.Value, out: ir.Value, read: ir.AffineMap) -> ir.Value:
     """An all-parallel linalg.generic filling `out` with `src` read at `read`:
     out[i..] = src[read(i..)] (an im2col's patches, a conv's halo blocks)."""
-    out_t = ir.RankedTensorType(out.type)
-    rank = out_t.rank
-    maps = ir.ArrayAttr.get([ir.AffineMapAttr.get(read),
-                             ir.AffineMapAttr.get(ir.AffineMap.get_identity(rank))])
-    par = ir.Attribute.parse("#linalg.iterator_type<parallel>")
-    gen = linalg.GenericOp([out_t], [src], [out], maps, ir.ArrayAttr.get([par] * rank),
-                           loc=e.loc, ip=e.ip)
-    body = gen.regions[0].blocks.append(out_t.element_type, out_t.element_type)
-    with ir.InsertionPoint(body), e.loc:
-        linalg.YieldOp([body.arguments[0]])
-    return gen.results[0]
+    result, b, args = e.parallel_generic(out, [src], [read])
+    b.create("linalg.yield", [], [args[0]])
+    return result
 
 
 def _index_generic(e: OpBuilder, out: ir.Value) -> tuple[ir.Value, OpBuilder, list]:
     """An all-parallel linalg.generic writing `out` from no inputs (its body reads by position):
     (its result, a builder in its body, the body's linalg.index values)."""
-    out_t = ir.RankedTensorType(out.type)
-    rank = out_t.rank
-    par = ir.Attribute.parse("#linalg.iterator_type<parallel>")
-    gen = linalg.GenericOp([out_t], [], [out],
-                           ir.ArrayAttr.get([ir.AffineMapAttr.get(ir.AffineMap.get_identity(rank))]),
-                           ir.ArrayAttr.get([par] * rank), loc=e.loc, ip=e.ip)
-    body = gen.regions[0].blocks.append(out_t.element_type)
-    b = OpBuilder(ip=ir.InsertionPoint(body), loc=e.loc)
-    return gen.results[0], b, [b.linalg_index(d) for d in range(rank)]
+    result, b, _ = e.parallel_generic(out)
+    return result, b, [b.linalg_index(d) for d in range(ir.RankedTensorType(out.type).rank)]
 
 
 def _read_inside(b: OpBuilder, read, n: ir.Value, y: ir.Value, x: ir.Value, c: ir.Value,
