@@ -24,9 +24,10 @@ compute. Here such counters become scalar loop values of an `scf.while` whose co
     %r0 = tensor.from_elements %r#0 : tensor<i64>
 
 A loop value is a counter when it is a 0-d integer tensor whose next value the body computes
-from counters, constants and sizes only (an enclosing loop's counter, hoisted before, counts) (add, subtract, multiply, min/max, compare, select,
-bitwise ops, converts between integer types; divide and remainder by a constant other than 0
-and -1, which cannot trap on the host). A loop whose condition reads anything else (a
+from counters, constants and sizes only (an enclosing loop's counter, hoisted before, counts),
+by add, subtract, multiply, min/max, compare, select, bitwise ops, converts between integer
+types, and divide and remainder by a constant other than 0 and -1 (which cannot trap on the
+host). A loop whose condition reads anything else (a
 convergence test on data) is left as it is. The portable artifact keeps the plain loop.
 """
 
@@ -50,7 +51,8 @@ _BINARY = {"stablehlo.add": "arith.addi", "stablehlo.subtract": "arith.subi",
 _UNARY = {"stablehlo.convert", "stablehlo.reshape", "stablehlo.not", "stablehlo.negate"}
 _BY_CONSTANT = {"stablehlo.divide": "arith.divsi", "stablehlo.remainder": "arith.remsi"}
 # arith.cmpi predicates: (signed, unsigned) per stablehlo comparison direction
-_PREDICATES = {"EQ": (0, 0), "NE": (1, 1), "LT": (2, 6), "LE": (3, 7), "GT": (4, 8), "GE": (5, 9)}
+_PREDICATES = {"EQ": ("eq", "eq"), "NE": ("ne", "ne"), "LT": ("slt", "ult"), "LE": ("sle", "ule"),
+               "GT": ("sgt", "ugt"), "GE": ("sge", "uge")}
 
 
 def _scalar_int_type(t: ir.Type) -> ir.IntegerType | None:
@@ -72,10 +74,8 @@ def _constant_value(v: ir.Value) -> int | None:
 def _on_host(v: ir.Value, block: ir.Block, counters: set[int], seen: dict) -> bool:
     """Whether the host can compute the integer scalar `v` of `block` from the loop values at
     `counters`, constants and sizes."""
-    key = v
-    if key in seen:
-        return seen[key]
-    seen[key] = False   # a cycle cannot happen in SSA, but the memo must exist before recursing
+    if v in seen:
+        return seen[v]
     ok = False
     if isinstance(v.owner, ir.Block):
         ok = v.owner == block and ir.BlockArgument(v).arg_number in counters
@@ -95,7 +95,7 @@ def _on_host(v: ir.Value, block: ir.Block, counters: set[int], seen: dict) -> bo
         elif name in _BY_CONSTANT:
             d = _constant_value(op.operands[1])
             ok = d not in (None, 0, -1) and _on_host(op.operands[0], block, counters, seen)
-    seen[key] = ok
+    seen[v] = ok
     return ok
 
 
@@ -150,9 +150,7 @@ class _HostEmitter:
         direction = str(op.attributes["comparison_direction"]).split()[-1].rstrip(">")
         kind = str(op.attributes["compare_type"]) if "compare_type" in op.attributes else ""
         unsigned = "UNSIGNED" in kind or xs[0].type.width == 1
-        pred = _PREDICATES[direction][1 if unsigned else 0]
-        return b.value("arith.cmpi", [elt], xs, {"predicate": ir.IntegerAttr.get(
-            ir.IntegerType.get_signless(64), pred)})
+        return b.cmpi(_PREDICATES[direction][1 if unsigned else 0], *xs)
 
     def _convert(self, x: ir.Value, elt: ir.IntegerType) -> ir.Value:
         src = x.type
@@ -160,8 +158,7 @@ class _HostEmitter:
         if src.width == elt.width:
             return x
         if elt.width == 1:   # to bool: x != 0
-            return b.value("arith.cmpi", [elt], [x, b.constant(src, 0)],
-                           {"predicate": ir.IntegerAttr.get(ir.IntegerType.get_signless(64), 1)})
+            return b.cmpi("ne", x, b.constant(src, 0))
         if src.width == 1:   # from bool: 0 or 1
             return b.value("arith.extui", [elt], [x])
         return b.value("arith.extsi" if elt.width > src.width else "arith.trunci", [elt], [x])
@@ -196,10 +193,9 @@ def count_loop_on_host(op: ir.Operation) -> bool:
     after = ir.Block.create_at_start(loop.regions[1], types, [op.location] * len(types))
 
     # before: the condition on the host
-    with ir.InsertionPoint(before):
-        hb = OpBuilder(ip=ir.InsertionPoint(before), loc=op.location)
-        pred = _HostEmitter(hb, cond, lambda i: before.arguments[i])(cond_ret.operands[0])
-        hb.create("scf.condition", [], [pred, *before.arguments])
+    hb = OpBuilder(ip=ir.InsertionPoint(before), loc=op.location)
+    pred = _HostEmitter(hb, cond, lambda i: before.arguments[i])(cond_ret.operands[0])
+    hb.create("scf.condition", [], [pred, *before.arguments])
 
     # after: the body's ops moved over, counters read back as 0-d tensors, their next values
     # computed on the host

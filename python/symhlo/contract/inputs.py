@@ -632,6 +632,7 @@ def check_auto_dims(symbols, inputs: Sequence[Input], names: set[str]):
         sizes to check).
     """
     import itertools
+    import math
 
     import sympy
 
@@ -657,26 +658,26 @@ def check_auto_dims(symbols, inputs: Sequence[Input], names: set[str]):
                 raise ValueError(f"{where}: torch.export narrows it to {_fmt_range(plo, phi)}")
             by_name.setdefault(n, []).append((where, e))
             ranges[str(e)] = (lo, hi)
+            # the contract's range: torch's, from the Input's min where that is below AUTO's 2
             widened[str(e)] = (min(lo, widened.get(str(e), (plo,))[0]), phi)
     out_names = {str(e): n for n, axes in by_name.items() for _, e in axes}
     symbols.names.update(out_names)   # the messages below name them as the Inputs do
     ties = [f"{axes[0][1]} == {e}" for axes in by_name.values() for _, e in axes[1:] if e != axes[0][1]]
     for text in symbols.relations:
-        holds = parse_relation(text)[1]
-        syms = sorted(parse_relation(text)[2])
+        _, holds, syms = parse_relation(text)
+        syms = sorted(syms)
         if not set(syms) & set(ranges):
             continue
-        spans = []
-        for s in syms:
-            lo, hi = ranges.get(s) or symbols.ranges.get(s, (0, None))
-            spans.append(range(lo, hi + 1) if hi is not None else None)
-        count = 1
-        for span in spans:
-            count = count * len(span) if span is not None and count else 0
+        bounds = [ranges.get(s) or symbols.ranges.get(s, (0, None)) for s in syms]
         shown = symbols.render(text)
-        if not count or count > _MAX_GUARD_EVALUATIONS:
+        if any(hi is None for _, hi in bounds):
             raise ValueError(f"torch.export relies on '{shown}', which symhlo cannot check for "
-                             f"every size in range ({'unbounded' if not count else f'{count} sizes'})")
+                             "every size in range (unbounded)")
+        spans = [range(lo, hi + 1) for lo, hi in bounds]
+        count = math.prod(len(span) for span in spans)
+        if count > _MAX_GUARD_EVALUATIONS:
+            raise ValueError(f"torch.export relies on '{shown}', which symhlo cannot check for "
+                             f"every size in range ({count} sizes)")
         for values in itertools.product(*spans):
             env = dict(zip(syms, values))
             if not holds(env):
