@@ -377,14 +377,15 @@ class OpBuilder:
                                [1, 1, len(d_off), len(d_size), 0])})
 
     def extract_slice(self, src: ir.Value, offsets: Sequence[int | ir.Value],
-                      sizes: Sequence[int | ir.Value]) -> ir.Value:
+                      sizes: Sequence[int | ir.Value], result: ir.Type | None = None) -> ir.Value:
         """`tensor.extract_slice %src[offsets] [sizes] [1, ...]` (each an int or an index Value;
-        a Value size is a `?` axis of the result)."""
+        a Value size is a `?` axis of the result); `result`: a rank-reduced result type (unit
+        sizes dropped)."""
         s_off, d_off = self._mixed(offsets)
         s_size, d_size = self._mixed(sizes)
         elt = ir.RankedTensorType(src.type).element_type
         arr = ir.DenseI64ArrayAttr.get
-        return self.value("tensor.extract_slice", [ir.RankedTensorType.get(s_size, elt)],
+        return self.value("tensor.extract_slice", [result or ir.RankedTensorType.get(s_size, elt)],
                           [src, *d_off, *d_size],
                           {"static_offsets": arr(s_off), "static_sizes": arr(s_size),
                            "static_strides": arr([1] * len(s_off)),

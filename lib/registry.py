@@ -111,6 +111,7 @@ _PASSES: dict[str, str] = {
     "symhlo-pad-bounded-matmul-rows-for-iree":
         "pad_bounded_matmul_rows_for_iree:PadBoundedMatmulRowsForIree",
     "symhlo-fold-key-transpose-for-iree": "fold_key_transpose_for_iree:FoldKeyTransposeForIree",
+    "symhlo-flatten-nested-inserts-for-iree": "flatten_nested_inserts_for_iree:FlattenNestedInsertsForIree",
     "symhlo-read-shape-elements-on-host-for-iree":
         "read_shape_elements_on_host_for_iree:ReadShapeElementsOnHostForIree",
     "symhlo-lower-torch-bitcasts": "lower_torch_bitcasts:LowerTorchBitcasts",
@@ -187,7 +188,7 @@ _PIPELINES: dict[str, tuple[str, list[str]]] = {
          "symhlo-pad-bounded-matmul-rows-for-iree",
          "symhlo-lower-dynamic-windows-for-iree", "symhlo-sink-transposes-for-iree",
          "symhlo-read-shape-elements-on-host-for-iree",
-         "canonicalize", "cse",
+         "canonicalize", "cse", "symhlo-flatten-nested-inserts-for-iree",
          "symhlo-widen-narrow-region-values-for-iree", "symhlo-prepare-loops-for-iree",
          "symhlo-convert-unsigned-to-signless-for-iree", "symhlo-hoist-loop-counters-for-iree"],
     ),

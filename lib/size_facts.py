@@ -14,7 +14,7 @@ from typing import Sequence
 
 from torch_mlir import ir
 
-from .contract_attrs import CONTRACT_ATTRS, SHAPE_ASSERTIONS
+from .contract_attrs import ARG_SHAPES, CONTRACT_ATTRS, SHAPE_ASSERTIONS
 from .builder import (comparison_direction, dot_dimension_numbers, dot_result_axis,
                       gather_dimension_numbers, reassociation_groups)
 from .ir_util import defining_op, enclosing_func, is_dynamic
@@ -223,6 +223,13 @@ class SizeFacts:
                 e = self.scalar(size_ops[dyn.index(k)])
                 if e is not None:
                     return e
+        if name == "tensor.insert_slice":
+            return self.dim(ops[1], axis)
+        if name == "tensor.empty":
+            k = sum(1 for s in ir.RankedTensorType(v.type).shape[:axis] if is_dynamic(s))
+            e = self.scalar(ops[k])
+            if e is not None:
+                return e
         if name == "tensor.expand_shape":
             out = dims_attr("static_output_shape")
             dyn = [k for k, n in enumerate(out) if is_dynamic(n)]
@@ -465,9 +472,23 @@ def recorded_assertions(func: ir.Operation) -> list[dict]:
     return out
 
 
-def facts_for(func: ir.Operation, gather_rows: bool = False) -> SizeFacts:
-    """SizeFacts of `func`, with the equalities its recorded call-time checks guarantee."""
+def facts_for(func: ir.Operation, gather_rows: bool = False, shared_sizes: bool = False) -> SizeFacts:
+    """SizeFacts of `func`, with the equalities its recorded call-time checks guarantee;
+    `shared_sizes`: also the argument axes whose contract sizes (`symhlo.arg_shapes`) are the
+    same expression, which symhlo's call checks enforce (one Dim shared between inputs)."""
     facts = SizeFacts(func, gather_rows=gather_rows)
+    if shared_sizes and ARG_SHAPES in func.attributes:
+        first: dict[str, Expr] = {}
+        for k, shape in enumerate(ir.ArrayAttr(func.attributes[ARG_SHAPES])):
+            for axis, size in enumerate(ir.ArrayAttr(shape)):
+                name = ir.StringAttr(size).value
+                if name.isdigit():
+                    continue
+                here = ["dim", k, axis]
+                if name in first:
+                    facts.assume_equal(first[name], here)
+                else:
+                    first[name] = here
     try:
         recorded = recorded_assertions(func)
     except (ValueError, TypeError, KeyError, IndexError, RecursionError):
@@ -517,6 +538,10 @@ def monomial(facts: SizeFacts, e: Expr) -> Monomial | None:
         if a is None or b is None:
             return None
         return (a[0] * b[0], tuple(sorted(a[1] + b[1])))
+    if e[0] == "add":  # like terms: x + x = 2x (torch.stack's concatenate of equal batches)
+        a, b = monomial(facts, e[1]), monomial(facts, e[2])
+        if a is not None and b is not None and a[1] == b[1] and a[1]:
+            return (a[0] + b[0], a[1])
     return (1, (k,))
 
 
