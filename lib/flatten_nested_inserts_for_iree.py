@@ -50,6 +50,7 @@ from .size_exprs import make
 from .size_facts import SizeFacts, facts_for, monomial, reassociation
 
 _DYN = ir.ShapedType.get_dynamic_size()
+_INDEX_ARITH = ("arith.addi", "arith.subi", "arith.muli")
 _MAX_REWRITES = 256   # per function; each one removes a nesting level of one chain
 
 Size = Union[int, ir.Value]   # a static size or offset, or an index Value
@@ -91,12 +92,12 @@ def _value_uses(v: ir.Value) -> list:
     return [u for u in v.uses if u.owner not in reads]
 
 
-def _read_sizes_elsewhere(v: ir.Value, at: ir.Operation, build: bool) -> bool:
+def _read_sizes_elsewhere(v: ir.Value, at: ir.Operation, build: bool, facts: SizeFacts) -> bool:
     """Points each `tensor.dim` of `v` at the size it reads, as available at `at` (in front of
     `v`'s definition: the size the op that makes `v` was given). False when one is not known."""
     for op in _size_reads(v):
         axis = ir.IntegerAttr(defining_op(op.operands[1]).attributes["value"]).value
-        size = _earlier_dim(v, axis, at, build)
+        size = _earlier_dim(v, axis, at, build, facts)
         if size is None:
             return False
         if build:
@@ -154,7 +155,7 @@ def _available(v: ir.Value, at: ir.Operation) -> bool:
     return op.is_before_in_block(at)
 
 
-def _earlier_size(v: Size, at: ir.Operation, build: bool) -> Size | None:
+def _earlier_size(v: Size, at: ir.Operation, build: bool, facts: SizeFacts) -> Size | None:
     """An index Value equal to `v` that is available at `at` (`v` itself, a constant made anew,
     or the size `v` reads through tensor.dim traced to where it was set), or None. Creates
     nothing unless `build`."""
@@ -164,15 +165,47 @@ def _earlier_size(v: Size, at: ir.Operation, build: bool) -> Size | None:
     if op.name == "arith.constant":
         value = ir.IntegerAttr(op.attributes["value"]).value
         return OpBuilder(at).const_index(value) if build else value
+    if op.name in _INDEX_ARITH:
+        parts = [_earlier_size(o, at, build, facts) for o in op.operands]
+        if any(x is None for x in parts):
+            return None
+        if not build:
+            return v
+        b = OpBuilder(at)
+        return b.index_op(op.name, *[b.const_index(x) if isinstance(x, int) else x for x in parts])
     if op.name == "tensor.dim":
         axis = defining_op(op.operands[1])
-        if axis is None or axis.name != "arith.constant":
+        if axis is not None and axis.name == "arith.constant":
+            found = _earlier_dim(op.operands[0], ir.IntegerAttr(axis.attributes["value"]).value, at,
+                                 build, facts)
+            if found is not None:
+                return found
+    return _from_arguments(facts.scalar(v), at, build, facts)
+
+
+def _from_arguments(e, at: ir.Operation, build: bool, facts: SizeFacts) -> Size | None:
+    """The size expression `e` (lib/size_exprs.py) computed from the function's arguments' sizes
+    in front of `at`, when it is sums and products of them and constants."""
+    if e is None:
+        return None
+    if isinstance(e, int):
+        return e
+    if e[0] == "dim":
+        arg = facts.args[e[1]]
+        return OpBuilder(at).tensor_dim(arg, e[2]) if build else arg
+    if e[0] in ("add", "sub", "mul"):
+        parts = [_from_arguments(x, at, build, facts) for x in e[1:]]
+        if any(x is None for x in parts):
             return None
-        return _earlier_dim(op.operands[0], ir.IntegerAttr(axis.attributes["value"]).value, at, build)
+        if not build:
+            return parts[0]
+        b = OpBuilder(at)
+        vals = [b.const_index(x) if isinstance(x, int) else x for x in parts]
+        return b.index_op({"add": "arith.addi", "sub": "arith.subi", "mul": "arith.muli"}[e[0]], *vals)
     return None
 
 
-def _earlier_dim(x: ir.Value, axis: int, at: ir.Operation, build: bool) -> Size | None:
+def _earlier_dim(x: ir.Value, axis: int, at: ir.Operation, build: bool, facts: SizeFacts) -> Size | None:
     """Axis `axis` of `x` as a size available at `at` (see `_earlier_size`)."""
     size = ir.RankedTensorType(x.type).shape[axis]
     if size != _DYN:
@@ -182,20 +215,20 @@ def _earlier_dim(x: ir.Value, axis: int, at: ir.Operation, build: bool) -> Size 
     if op is None:
         return OpBuilder(at).tensor_dim_op(x, axis) if build else x
     if op.name == "tensor.insert_slice":
-        return _earlier_dim(op.operands[1], axis, at, build)
+        return _earlier_dim(op.operands[1], axis, at, build, facts)
     if op.name == "tensor.empty":
         k = sum(1 for s in ir.RankedTensorType(x.type).shape[:axis] if s == _DYN)
-        return _earlier_size(op.operands[k], at, build)
+        return _earlier_size(op.operands[k], at, build, facts)
     if op.name == "tensor.expand_shape":
         out = list(ir.DenseI64ArrayAttr(op.attributes["static_output_shape"]))
         k = sum(1 for s in out[:axis] if s == _DYN)
-        return _earlier_size(op.operands[1 + k], at, build)
+        return _earlier_size(op.operands[1 + k], at, build, facts)
     if op.name == "tensor.reshape":
         shape = defining_op(op.operands[1])
         if shape is not None and shape.name == "tensor.from_elements":
             e = shape.operands[axis]
             if isinstance(e.type, ir.IndexType):
-                return _earlier_size(e, at, build)
+                return _earlier_size(e, at, build, facts)
     if _available(x, at):
         return OpBuilder(at).tensor_dim_op(x, axis) if build else x
     return None
@@ -295,7 +328,7 @@ def _map_box(m: AxisMap, facts: SizeFacts, offsets: list, sizes: list, x: ir.Val
             return None
         off[h], size[h] = q_off, q_size
         for d in g[g.index(h) + 1:]:
-            whole = _earlier_dim(x, d, at, b is not None)
+            whole = _earlier_dim(x, d, at, b is not None, facts)
             if whole is None:
                 return None
             size[d] = whole
@@ -336,10 +369,10 @@ def _other_uses(inner: _Inner, ins: ir.Operation) -> list:
     return [u for u in _value_uses(inner.value) if u.owner != reader]
 
 
-def _whole(inner: _Inner, at: ir.Operation, build: bool) -> list | None:
+def _whole(inner: _Inner, at: ir.Operation, build: bool, facts: SizeFacts) -> list | None:
     """The inner tensor's sizes, available at `at`."""
     t = ir.RankedTensorType(inner.value.type)
-    sizes = [_earlier_dim(inner.value, j, at, build) for j in range(t.rank)]
+    sizes = [_earlier_dim(inner.value, j, at, build, facts) for j in range(t.rank)]
     return None if any(s is None for s in sizes) else sizes
 
 
@@ -381,34 +414,34 @@ def flatten_outer_chain(last: ir.Operation, facts: SizeFacts) -> bool:
         anchors[k] = pos[chain.inserts[0]]
         cursor = pos[chain.inserts[-1]]
     first = ops[anchors[order[0]]]
-    if any(_earlier_size(v, first, False) is None for v in outer.base.operands):
+    if any(_earlier_size(v, first, False, facts) is None for v in outer.base.operands):
         return False
     for k, inner in enumerate(inners):
         if inner is None:
             at = ops[anchors[k]]
             offs, sizes, _ = slice_parts(outer.inserts[k])
-            if any(_earlier_size(v, at, False) is None for v in offs + sizes):
+            if any(_earlier_size(v, at, False, facts) is None for v in offs + sizes):
                 return False
             continue
         at = inner.chain.inserts[0]
-        if any(_earlier_size(o, at, False) is None for o in slice_parts(outer.inserts[k])[0]):
+        if any(_earlier_size(o, at, False, facts) is None for o in slice_parts(outer.inserts[k])[0]):
             return False
         for j in inner.chain.inserts:
             o, s, _ = slice_parts(j)
             if _map_box(inner.map, facts, o, s, inner.piece, j, None) is None:
                 return False
-        if inner.map.reshape is not None and not _read_sizes_elsewhere(inner.piece, inner.map.reshape, False):
+        if inner.map.reshape is not None and not _read_sizes_elsewhere(inner.piece, inner.map.reshape, False, facts):
             return False
-        if not _read_sizes_elsewhere(inner.value, inner.chain.inserts[-1], False):
+        if not _read_sizes_elsewhere(inner.value, inner.chain.inserts[-1], False, facts):
             return False
         if _other_uses(inner, outer.inserts[k]):
-            whole = _whole(inner, inner.chain.inserts[-1], False)
+            whole = _whole(inner, inner.chain.inserts[-1], False, facts)
             if whole is None or _map_box(inner.map, facts, [0] * len(whole), whole, inner.piece,
                                          inner.chain.inserts[-1], None) is None:
                 return False
     # Rewrite.
     b = OpBuilder(first)
-    base_sizes = [_earlier_size(v, first, True) for v in outer.base.operands]
+    base_sizes = [_earlier_size(v, first, True, facts) for v in outer.base.operands]
     acc = b.tensor_empty(outer.base.result.type, base_sizes)
     full = _full_sizes(outer.base.result.type, base_sizes)
     for k in order:
@@ -417,11 +450,11 @@ def flatten_outer_chain(last: ir.Operation, facts: SizeFacts) -> bool:
         if inner is None:
             at = ops[anchors[k]]
             bb = OpBuilder(at)
-            acc = bb.insert_slice(ins.operands[0], acc, [_earlier_size(o, at, True) for o in offs],
-                                  [_earlier_size(s, at, True) for s in sizes])
+            acc = bb.insert_slice(ins.operands[0], acc, [_earlier_size(o, at, True, facts) for o in offs],
+                                  [_earlier_size(s, at, True, facts) for s in sizes])
             continue
         m = inner.map
-        outer_off = [_earlier_size(o, inner.chain.inserts[0], True) for o in offs]
+        outer_off = [_earlier_size(o, inner.chain.inserts[0], True, facts) for o in offs]
         for j in inner.chain.inserts:
             bj = OpBuilder(j)
             o, s, _ = slice_parts(j)
@@ -434,7 +467,7 @@ def flatten_outer_chain(last: ir.Operation, facts: SizeFacts) -> bool:
         if _other_uses(inner, ins):
             end = inner.chain.inserts[-1]
             be = OpBuilder(end)
-            whole = _whole(inner, end, True)
+            whole = _whole(inner, end, True, facts)
             off, size = _map_box(m, facts, [0] * len(whole), whole, inner.piece, end, be)
             size = [_same_size(facts, s_, f) for s_, f in zip(size, full)]
             if m.reshape is not None and all(sum(1 for d in g if size[d] != 1) <= 1 for g in m.groups):
@@ -460,9 +493,9 @@ def flatten_outer_chain(last: ir.Operation, facts: SizeFacts) -> bool:
         if inner is None:
             continue
         if inner.map.reshape is not None:
-            _read_sizes_elsewhere(inner.piece, inner.map.reshape, True)
+            _read_sizes_elsewhere(inner.piece, inner.map.reshape, True, facts)
             inner.map.reshape.erase()
-        _read_sizes_elsewhere(inner.value, inner.chain.inserts[-1], True)
+        _read_sizes_elsewhere(inner.value, inner.chain.inserts[-1], True, facts)
         for j in reversed(inner.chain.inserts):
             j.erase()
         if not list(inner.chain.base.result.uses):

@@ -63,6 +63,7 @@ ROWS: tuple[Row, ...] = (
          "test_buffer_slice.py::test_slice_of_a_wider_buffer",
          "test_core_models.py::test_cat_split_by_input_sizes",
          "test_transformer_ops.py::test_slicing_split_cat_stack",
+         "test_transformer_ops.py::test_stacked_caches_are_built_in_place_for_iree",
          "test_transformer_ops.py::test_former_iree_gaps")),
     Row("op", "slicing, split, chunk (`Dim.AUTO`)",
         "`x[:, 1:-2]`, `x[:, 1:-2:3]`, hsplit at indices, chunk along `?` axes with the guards "

@@ -86,6 +86,38 @@ def test_slicing_split_cat_stack():
                  (randn(4, 4001), randn(4, 1999))])
 
 
+class StackedCaches(nn.Module):
+    """Two layers' KV caches grown by a token and returned stacked (a decode step's outputs); each
+    layer's cache is also read where it is made (its attention)."""
+
+    def forward(self, past, new):
+        caches, reads = [], []
+        for layer in range(past.shape[0]):
+            k = torch.cat([past[layer], new[layer]], dim=2)     # (b, h, p + 1, d)
+            reads.append((k * 2.0).sum(2))
+            caches.append(k)
+        return torch.stack(caches), torch.stack(reads)
+
+
+def test_stacked_caches_are_built_in_place_for_iree():
+    """symhlo-flatten-nested-inserts-for-iree: each layer's past and new token go straight into
+    the stacked output, the layer's own reader reads a slice of it; equal to eager."""
+    from symhlo.backend.compiler import prepare_for_iree
+
+    b, p = Dim("b", min=1, max=8), Dim("p", min=2, max=1023)
+    compiled = []
+    check_model("stacked_caches", StackedCaches(), (randn(2, 3, 2, 5, 4), randn(2, 3, 2, 1, 4)),
+                ({1: b, 3: p}, {1: b}),
+                [(randn(2, 1, 2, 2, 4), randn(2, 1, 2, 1, 4)), (randn(2, 4, 2, 9, 4), randn(2, 4, 2, 1, 4)),
+                 (randn(2, 8, 2, 300, 4), randn(2, 8, 2, 1, 4))], compiled=compiled)
+    iree_input = prepare_for_iree(compiled[0].stablehlo)
+    # the caches' stack: four pieces (past and new of each layer), no insert of a layer's whole
+    # cache; the reads' stack: two; each layer read back as a slice of the stack
+    assert iree_input.count("tensor.insert_slice") == 6, iree_input
+    assert iree_input.count("tensor.extract_slice %inserted_slice") == 2
+    assert "tensor.reshape" not in iree_input
+
+
 class Creation(nn.Module):
     """arange / full / zeros / ones / new_zeros / empty / tril / triu / cumsum with symbolic sizes."""
 
