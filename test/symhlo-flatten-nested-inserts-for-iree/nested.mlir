@@ -98,3 +98,36 @@ func.func @unproven_split_is_left(%k0: tensor<?x2x?x64xf32>, %k1: tensor<?x2x?x6
   %r = tensor.insert_slice %st into %f[0, 0, 0, 0, 0] [2, %b0, 2, %l, 64] [1, 1, 1, 1, 1] : tensor<2x?x2x?x64xf32> into tensor<2x?x2x?x64xf32>
   return %r : tensor<2x?x2x?x64xf32>
 }
+
+// -----
+
+// A layer's reader that merges axes (attention folding heads into the batch) reads the stack
+// collapsed the same way: IREE 3.13 copies a slice that a reshape reads.
+
+// CHECK-LABEL: func @collapsed_reader
+// CHECK:         %[[B:.*]] = tensor.insert_slice %arg1 into %{{.*}}[0, 0, %{{.*}}, 0] [1, 2, 1, 64]
+// CHECK:         %[[C:.*]] = tensor.collapse_shape %[[B]] {{\[}}[0, 1], [2], [3]{{\]}} : tensor<2x2x?x64xf32> into tensor<4x?x64xf32>
+// CHECK:         %[[R:.*]] = tensor.extract_slice %[[C]][0, 0, 0] [2, %{{.*}}, 64] [1, 1, 1] : tensor<4x?x64xf32> to tensor<2x?x64xf32>
+// CHECK:         stablehlo.negate %[[R]]
+func.func @collapsed_reader(%p0: tensor<1x2x?x64xf32>, %n0: tensor<1x2x1x64xf32>,
+                            %p1: tensor<1x2x?x64xf32>, %n1: tensor<1x2x1x64xf32>)
+    -> (tensor<2x2x?x64xf32>, tensor<2x?x64xf32>) {
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %l0 = tensor.dim %p0, %c2 : tensor<1x2x?x64xf32>
+  %n = arith.addi %l0, %c1 : index
+  %e0 = tensor.empty(%n) : tensor<1x2x?x64xf32>
+  %a0 = tensor.insert_slice %p0 into %e0[0, 0, 0, 0] [1, 2, %l0, 64] [1, 1, 1, 1] : tensor<1x2x?x64xf32> into tensor<1x2x?x64xf32>
+  %k0 = tensor.insert_slice %n0 into %a0[0, 0, %l0, 0] [1, 2, 1, 64] [1, 1, 1, 1] : tensor<1x2x1x64xf32> into tensor<1x2x?x64xf32>
+  %m0 = tensor.collapse_shape %k0 [[0, 1], [2], [3]] : tensor<1x2x?x64xf32> into tensor<2x?x64xf32>
+  %r0 = stablehlo.negate %m0 : tensor<2x?x64xf32>
+  %l1 = tensor.dim %p1, %c2 : tensor<1x2x?x64xf32>
+  %m = arith.addi %l1, %c1 : index
+  %e1 = tensor.empty(%m) : tensor<1x2x?x64xf32>
+  %a1 = tensor.insert_slice %p1 into %e1[0, 0, 0, 0] [1, 2, %l1, 64] [1, 1, 1, 1] : tensor<1x2x?x64xf32> into tensor<1x2x?x64xf32>
+  %k1 = tensor.insert_slice %n1 into %a1[0, 0, %l1, 0] [1, 2, 1, 64] [1, 1, 1, 1] : tensor<1x2x1x64xf32> into tensor<1x2x?x64xf32>
+  %s = tensor.empty(%n) : tensor<2x2x?x64xf32>
+  %s0 = tensor.insert_slice %k0 into %s[0, 0, 0, 0] [1, 2, %n, 64] [1, 1, 1, 1] : tensor<1x2x?x64xf32> into tensor<2x2x?x64xf32>
+  %s1 = tensor.insert_slice %k1 into %s0[1, 0, 0, 0] [1, 2, %m, 64] [1, 1, 1, 1] : tensor<1x2x?x64xf32> into tensor<2x2x?x64xf32>
+  return %s1, %r0 : tensor<2x2x?x64xf32>, tensor<2x?x64xf32>
+}
