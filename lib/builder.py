@@ -263,6 +263,20 @@ class OpBuilder:
         """An index-typed `name` op (`arith.addi`, `shape.get_extent`, ...)."""
         return self.value(name, [_index()], list(operands))
 
+    def fold_index(self, name: str, x: int | ir.Value, y: int | ir.Value) -> int | ir.Value:
+        """`x + y` (`name` "arith.addi") or `x * y` ("arith.muli") of ints and index Values:
+        an int when both are, the other operand for an identity (+ 0, * 1), else the op."""
+        fold, unit = {"arith.addi": (lambda a, c: a + c, 0), "arith.muli": (lambda a, c: a * c, 1)}[name]
+        if isinstance(x, int) and isinstance(y, int):
+            return fold(x, y)
+        if isinstance(x, int) and x == unit:
+            return y
+        if isinstance(y, int) and y == unit:
+            return x
+        x = self.const_index(x) if isinstance(x, int) else x
+        y = self.const_index(y) if isinstance(y, int) else y
+        return self.index_op(name, x, y)
+
     def ceil_div(self, size: ir.Value, b: int) -> ir.Value:
         """`(size + b - 1) / b` for a non-negative index `size`: how many blocks of `b` cover it."""
         return self.index_op("arith.divsi", self.index_op("arith.addi", size, self.const_index(b - 1)),

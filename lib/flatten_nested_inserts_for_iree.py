@@ -242,18 +242,6 @@ def _earlier_dim(x: ir.Value, axis: int, at: ir.Operation, build: bool, facts: S
     return None
 
 
-def _add(b: OpBuilder, x: Size, y: Size) -> Size:
-    if isinstance(x, int) and isinstance(y, int):
-        return x + y
-    if isinstance(x, int) and x == 0:
-        return y
-    if isinstance(y, int) and y == 0:
-        return x
-    x = b.const_index(x) if isinstance(x, int) else x
-    y = b.const_index(y) if isinstance(y, int) else y
-    return b.index_op("arith.addi", x, y)
-
-
 # -- how an inner tensor's axes sit in the outer piece -------------------------------------------
 
 
@@ -344,7 +332,7 @@ def _map_box(m: AxisMap, facts: SizeFacts, offsets: list, sizes: list, x: ir.Val
 
 
 def _shifted(b: OpBuilder, off: list, outer_off: list) -> list:
-    return [_add(b, o, oo) for o, oo in zip(off, outer_off)]
+    return [b.fold_index("arith.addi", o, oo) for o, oo in zip(off, outer_off)]
 
 
 def _static(sizes: list) -> list[int]:
@@ -555,18 +543,6 @@ def _carriers(m: AxisMap, size: list) -> list[int] | None:
     return out
 
 
-def _mul(b: OpBuilder, x: Size, y: Size) -> Size:
-    if isinstance(x, int) and isinstance(y, int):
-        return x * y
-    if isinstance(x, int) and x == 1:
-        return y
-    if isinstance(y, int) and y == 1:
-        return x
-    x = b.const_index(x) if isinstance(x, int) else x
-    y = b.const_index(y) if isinstance(y, int) else y
-    return b.index_op("arith.muli", x, y)
-
-
 def _read_collapsed(b: OpBuilder, acc: ir.Value, off: list, size: list, full: list,
                     carriers: list[int], collapse: ir.Operation) -> ir.Value | None:
     """`collapse` (a collapse_shape of the inner tensor, which is the box `off`/`size` of `acc`)
@@ -601,11 +577,11 @@ def _read_collapsed(b: OpBuilder, acc: ir.Value, off: list, size: list, full: li
             return None
         stride: Size = 1
         for d in rest:
-            stride = _mul(b, stride, full[d])
-        new_off.append(_mul(b, off[g[0]], stride))
+            stride = b.fold_index("arith.muli", stride, full[d])
+        new_off.append(b.fold_index("arith.muli", off[g[0]], stride))
         extent: Size = size[g[0]]
         for d in rest:
-            extent = _mul(b, extent, size[d])
+            extent = b.fold_index("arith.muli", extent, size[d])
         new_size.append(extent)
         dims = [full[d] for d in g]
         shape.append(_prod(dims) if all(isinstance(x, int) for x in dims) else _DYN)
