@@ -384,6 +384,9 @@ def flatten_outer_chain(last: ir.Operation, facts: SizeFacts) -> bool:
     ops = [o.operation for o in block.operations]
     pos = {op: i for i, op in enumerate(ops)}
     inners = [_inner_of(ins, facts) for ins in outer.inserts]
+    taken = [i.value for i in inners if i is not None]
+    # a tensor inserted twice (`torch.cat([x, x])`) stays one tensor, inserted as it is
+    inners = [i if i is not None and taken.count(i.value) == 1 else None for i in inners]
     if all(i is None for i in inners):
         return False
 

@@ -131,3 +131,24 @@ func.func @collapsed_reader(%p0: tensor<1x2x?x64xf32>, %n0: tensor<1x2x1x64xf32>
   %s1 = tensor.insert_slice %k1 into %s0[1, 0, 0, 0] [1, 2, %m, 64] [1, 1, 1, 1] : tensor<1x2x?x64xf32> into tensor<2x2x?x64xf32>
   return %s1, %r0 : tensor<2x2x?x64xf32>, tensor<2x?x64xf32>
 }
+
+// -----
+
+// A tensor inserted twice (`torch.cat([x, x])`) stays one tensor: its pieces cannot go to two
+// places at once.
+
+// CHECK-LABEL: func @inserted_twice_is_left
+// CHECK:         %[[X:.*]] = tensor.insert_slice %arg0 into %{{.*}}[0, 0] [%{{.*}}, 4]
+// CHECK:         %[[Y0:.*]] = tensor.insert_slice %[[X]] into %{{.*}}[0, 0]
+// CHECK:         tensor.insert_slice %[[X]] into %[[Y0]][%{{.*}}, 0]
+func.func @inserted_twice_is_left(%a: tensor<?x4xf32>) -> tensor<?x4xf32> {
+  %c0 = arith.constant 0 : index
+  %n = tensor.dim %a, %c0 : tensor<?x4xf32>
+  %e = tensor.empty(%n) : tensor<?x4xf32>
+  %x = tensor.insert_slice %a into %e[0, 0] [%n, 4] [1, 1] : tensor<?x4xf32> into tensor<?x4xf32>
+  %two = arith.addi %n, %n : index
+  %f = tensor.empty(%two) : tensor<?x4xf32>
+  %y0 = tensor.insert_slice %x into %f[0, 0] [%n, 4] [1, 1] : tensor<?x4xf32> into tensor<?x4xf32>
+  %y = tensor.insert_slice %x into %y0[%n, 0] [%n, 4] [1, 1] : tensor<?x4xf32> into tensor<?x4xf32>
+  return %y : tensor<?x4xf32>
+}
