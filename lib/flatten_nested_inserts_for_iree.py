@@ -52,7 +52,7 @@ from typing import Union
 from torch_mlir import ir
 
 from .builder import OpBuilder, reassociation_groups
-from .ir_util import defining_op, walk_ops
+from .ir_util import defining_op, use_owner, walk_ops
 from .registry import Pass
 from .size_exprs import make
 from .size_facts import SizeFacts, facts_for, monomial, reassociation
@@ -86,7 +86,7 @@ def _size_reads(v: ir.Value) -> list[ir.Operation]:
     """The `tensor.dim` ops that read a size of `v` at a constant axis."""
     out = []
     for u in v.uses:
-        op = u.owner
+        op = use_owner(u)
         if op.name == "tensor.dim" and u.operand_number == 0:
             axis = defining_op(op.operands[1])
             if axis is not None and axis.name == "arith.constant":
@@ -97,7 +97,7 @@ def _size_reads(v: ir.Value) -> list[ir.Operation]:
 def _value_uses(v: ir.Value) -> list:
     """The uses of `v` that read its elements (not one of its sizes)."""
     reads = _size_reads(v)
-    return [u for u in v.uses if u.owner not in reads]
+    return [u for u in v.uses if use_owner(u) not in reads]
 
 
 def _read_sizes_elsewhere(v: ir.Value, at: ir.Operation, build: bool, facts: SizeFacts) -> bool:
@@ -362,7 +362,7 @@ def _inner_of(ins: ir.Operation, facts: SizeFacts) -> _Inner | None:
 def _other_uses(inner: _Inner, ins: ir.Operation) -> list:
     """Uses of the inner tensor besides the outer insert (or its reshape)."""
     reader = inner.map.reshape or ins
-    return [u for u in _value_uses(inner.value) if u.owner != reader]
+    return [u for u in _value_uses(inner.value) if use_owner(u) != reader]
 
 
 def _whole(inner: _Inner, at: ir.Operation, build: bool, facts: SizeFacts) -> list | None:
@@ -375,7 +375,7 @@ def _whole(inner: _Inner, at: ir.Operation, build: bool, facts: SizeFacts) -> li
 def flatten_outer_chain(last: ir.Operation, facts: SizeFacts) -> bool:
     """Rewrites the fill chain ending at insert `last` when some of its pieces are inner fill
     chains (see the module docstring); False when it left it alone."""
-    if any(u.owner.name == "tensor.insert_slice" and u.operand_number == 1 for u in last.result.uses):
+    if any(use_owner(u).name == "tensor.insert_slice" and u.operand_number == 1 for u in last.result.uses):
         return False  # not the end of its chain
     outer = fill_chain(last.result)
     if outer is None:
@@ -473,7 +473,7 @@ def flatten_outer_chain(last: ir.Operation, facts: SizeFacts) -> bool:
             carriers = _carriers(m, size)
             rest = []
             for u in _other_uses(inner, ins):
-                reader = u.owner
+                reader = use_owner(u)
                 if reader.name == "tensor.collapse_shape" and carriers is not None:
                     read = _read_collapsed(be, acc, box_off, size, full, carriers, reader)
                     if read is not None:
@@ -498,7 +498,7 @@ def flatten_outer_chain(last: ir.Operation, facts: SizeFacts) -> bool:
                     ext = be.collapse_shape(ext, m.groups, ir.RankedTensorType.get(shape, elt))
                     ext = be.tensor_cast(ext, inner.value.type)
             for u in rest:
-                u.owner.operands[u.operand_number] = ext
+                use_owner(u).operands[u.operand_number] = ext
     last.result.replace_all_uses_with(acc)
     for ins in reversed(outer.inserts):
         ins.erase()
