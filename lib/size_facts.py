@@ -94,6 +94,11 @@ class SizeFacts:
             self._parent[ka] = kb
             self._exprs.setdefault(kb, b)
 
+    def joined(self, k: str) -> bool:
+        """An equality joined the class of key `k` to another size."""
+        k = self._find(k)
+        return any(self._find(m) == k for m in self._parent if m != k)
+
     def equal(self, a: Expr, b: Expr) -> bool:
         """True when a == b is proven (same expression, or joined by recorded equalities)."""
         if a is None or b is None:
@@ -538,7 +543,9 @@ def monomial(facts: SizeFacts, e: Expr) -> Monomial | None:
         if a is None or b is None:
             return None
         return (a[0] * b[0], tuple(sorted(a[1] + b[1])))
-    if e[0] == "add":  # like terms: x + x = 2x (torch.stack's concatenate of equal batches)
+    if e[0] == "add" and not facts.joined(k):
+        # like terms: x + x = 2x (torch.stack's concatenate of equal batches); a sum an equality
+        # joined to other sizes stays that class's atom, as it was
         a, b = monomial(facts, e[1]), monomial(facts, e[2])
         if a is not None and b is not None and a[1] == b[1] and a[1]:
             return (a[0] + b[0], a[1])
