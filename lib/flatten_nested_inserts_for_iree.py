@@ -6,7 +6,8 @@ builds each layer's cache from the past and the new token (symhlo-prepare-for-ir
 concatenate with a `?` axis into insert_slices), then copies the layer's whole cache into the
 stack, and the stack into the output. With static shapes IREE 3.13 places each piece where the
 output needs it; over the `?` past it does not, and every level is one more copy of every cache
-(Llama decode step at batch 1, past 128: 6 of its 79 dispatches per call, 18% of its CPU time).
+(a Llama decode step exported at batch 1 with a `?` past, at past 128: 6 of its 79 dispatches
+per call, 18% of its dispatches' CPU time).
 Here the pieces go straight into the outer tensor, and what else reads an inner tensor (the
 layer's attention) reads it back as a slice of the outer one:
 
@@ -35,7 +36,7 @@ concatenate along axis 0 reshaped to (layers, batch, ...), and an inner piece th
 once per nesting level until nothing changes. The outer tensor's own pieces are placed in the
 program order of the inner ones; where that differs from the insert order, the pieces must be
 provably disjoint (static offsets and sizes along one axis), so no write is reordered past one it
-overlaps. An uncovered part of an inner tensor was undefined (tensor.empty) and stays whatever
+overlaps. A tensor inserted twice (`torch.cat([x, x])`) stays as it is. An uncovered part of an inner tensor was undefined (tensor.empty) and stays whatever
 the outer one holds there. Runs on the copy for IREE only; the portable artifact keeps its
 concatenates.
 
