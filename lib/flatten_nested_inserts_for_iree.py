@@ -47,6 +47,7 @@ wall 1.15 -> 0.97 ms, process CPU 1.70 -> 1.43 ms (the static module 0.67 and 1.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Union
 
@@ -250,7 +251,7 @@ def _earlier_dim(x: ir.Value, axis: int, at: ir.Operation, build: bool, facts: S
 class AxisMap:
     """The reshape between an inner tensor (rank n) and the outer piece: inner axis j is the
     outer axes `groups[j]`; within a group, the axes before `head[j]` are 1, the axes after it
-    are whole (their product `tail[j]`, an Expr, sizes `tail_sizes[j]`), and the head carries
+    are whole (their product `tail[j]`, an Expr), and the head carries
     the inner offset and size divided by the tail product."""
 
     groups: list[list[int]]
@@ -495,7 +496,7 @@ def flatten_outer_chain(last: ir.Operation, facts: SizeFacts) -> bool:
                     shape = []
                     for g in m.groups:
                         dims = [ir.RankedTensorType(ext.type).shape[d] for d in g]
-                        shape.append(_DYN if _DYN in dims else _prod(dims))
+                        shape.append(_DYN if _DYN in dims else math.prod(dims))
                     ext = be.collapse_shape(ext, m.groups, ir.RankedTensorType.get(shape, elt))
                     ext = be.tensor_cast(ext, inner.value.type)
             for u in rest:
@@ -588,20 +589,13 @@ def _read_collapsed(b: OpBuilder, acc: ir.Value, off: list, size: list, full: li
             extent = b.fold_index("arith.muli", extent, size[d])
         new_size.append(extent)
         dims = [full[d] for d in g]
-        shape.append(_prod(dims) if all(isinstance(x, int) for x in dims) else _DYN)
+        shape.append(math.prod(dims) if all(isinstance(x, int) for x in dims) else _DYN)
         if g[0] in owner:
             kept.append(extent if isinstance(extent, int) else _DYN)
     elt = ir.RankedTensorType(acc.type).element_type
     collapsed = b.collapse_shape(acc, groups, ir.RankedTensorType.get(shape, elt))
     read = b.extract_slice(collapsed, new_off, new_size, ir.RankedTensorType.get(kept, elt))
     return b.tensor_cast(read, collapse.result.type)
-
-
-def _prod(xs: list[int]) -> int:
-    out = 1
-    for x in xs:
-        out *= x
-    return out
 
 
 def _pairwise_disjoint(inserts: list[ir.Operation]) -> bool:
