@@ -148,6 +148,9 @@ def main(argv=None) -> int:
                    help="also profile the dynamic module compiled with more iree-compile flags: "
                         "'NAME=--flag=value ...' (a flag symhlo adds per module, such as "
                         "--iree-llvmcpu-matmul-tile-bytes, is replaced); repeatable")
+    p.add_argument("--mlir-variant", action="append", default=[],
+                   help="also profile an IREE input edited by hand: 'NAME=PATH' (say, a copy of "
+                        "OUT/dyn.iree.mlir with one op rewritten); repeatable")
     p.add_argument("--plain-entry", action="store_true",
                    help="profile @main, as other hosts call it, not @main$transients (symhlo's runtime's "
                         "entry where the module has it: transients in one storage buffer, not zeroed per call)")
@@ -182,6 +185,9 @@ def main(argv=None) -> int:
         name, _, more = v.partition("=")
         variant_flags[f"dyn-{name}"] = more.split()
         extra[f"dyn-{name}"] = texts["dyn"]
+    for v in a.mlir_variant:
+        name, _, path = v.partition("=")
+        extra[f"dyn-{name}"] = Path(path).read_text()
     texts = {"dyn": texts["dyn"], **extra, "static": texts["static"]}
     vmfbs = {}
     for name, text in texts.items():
