@@ -69,7 +69,7 @@ def test_only_needed_transposes_are_left():
     assert len(re.findall(r"stablehlo\.pad %arg0, %\S+, low = \[0, 0, 1, 1\][^\n]*"
                           r": \(tensor<\?x3x\?x\?xf32>", text)) == 1
     # the blocks of a convolution (all five: at most 128 channels and filters, direct over
-    # 8 x 8 blocks) put back in order, channels last, where something other than the next
+    # 8 x 8 blocks, 16 x 16 for those of at most 16 channels and filters) put back in order, channels last, where something other than the next
     # convolution reads them: the stem's pooled blocks (4 x 4: read by the residual add too),
     # the first residual add's conv input (the other, those pooled blocks, lie on another
     # grid) and the overlapping pool's pooled blocks. The second residual add and its ReLU run
@@ -81,13 +81,13 @@ def test_only_needed_transposes_are_left():
     # tensor.extract in a linalg.generic), not from a padded NHWC copy, and the overlapping pool
     # reads its nine taps from the sum's blocks
     gathers = re.findall(r"tensor\.extract %\S+\[%\S+, %\S+, %\S+, %\S+\] : tensor<\?x(\d+)x(\d+)x(\d+)xf32>", text)
-    assert gathers == [("4", "4", "8"), ("8", "8", "8"), ("8", "8", "40")] + [("8", "8", "40")] * 9, gathers
+    assert gathers == [("8", "8", "8"), ("16", "16", "8"), ("8", "8", "40")] + [("8", "8", "40")] * 9, gathers
 
 
 class WideNet(nn.Module):
-    """Static height, `?` width: the direct convs compute whole columns of 8 (no row blocks),
-    and the second and third convs gather their halos from the previous blocks (one after a
-    stride-(1, 2) conv with no height padding, one after a (1, 2) pool on the blocks)."""
+    """Static height, `?` width: the direct convs (narrow ones) compute whole columns of 16 (no
+    row blocks), and the second and third convs gather their halos from the previous blocks (one
+    after a stride-(1, 2) conv with no height padding, one after a (1, 2) pool on the blocks)."""
 
     def __init__(self):
         super().__init__()
@@ -106,7 +106,7 @@ def test_halos_from_column_blocks_over_a_dynamic_width():
     example = (torch.randn(2, 3, 12, 40),)
     text = prepare_for_iree(symhlo.export(WideNet().eval(), example, dynamic_shapes=dims).text)
     gathers = re.findall(r"tensor\.extract %\S+\[%\S+, %\S+, %\S+, %\S+\] : tensor<\?x(\d+)x(\d+)x(\d+)xf32>", text)
-    assert gathers == [("12", "8", "8"), ("10", "4", "8")], gathers
+    assert gathers == [("12", "16", "8"), ("10", "8", "8")], gathers
     check_model("column blocks", WideNet(), example, dims,
                 [(torch.randn(1, 3, 12, 16),), (torch.randn(3, 3, 12, 37),), (torch.randn(2, 3, 12, 70),)],
                 rtol=1e-4, atol=1e-4)
@@ -134,7 +134,7 @@ def test_overlapping_pool_over_windows_gathered_from_conv_blocks():
     example = (torch.randn(2, 3, 64, 64),)
     text = prepare_for_iree(symhlo.export(StemNet().eval(), example, dynamic_shapes=_dims()).text)
     gathers = re.findall(r"tensor\.extract %\S+\[%\S+, %\S+, %\S+, %\S+\] : tensor<\?x(\d+)x(\d+)x(\d+)xf32>", text)
-    assert gathers == [("8", "8", "16")] * 10, gathers
+    assert gathers == [("16", "16", "16")] * 9 + [("8", "8", "16")], gathers
     assert "x17x17x16xf32>" not in text  # the windows are not copied
     check_model("stem", StemNet(), example, _dims(),
                 [(torch.randn(1, 3, 16, 16),), (torch.randn(2, 3, 37, 53),), (torch.randn(3, 3, 90, 41),)],
@@ -143,7 +143,7 @@ def test_overlapping_pool_over_windows_gathered_from_conv_blocks():
 
 class ColumnResidual(nn.Module):
     """Static height, `?` width: a residual add and ReLU between direct convs over whole columns
-    of 8 (no row blocks, the blocks' height the map's)."""
+    of 16 (narrow convs; no row blocks, the blocks' height the map's)."""
 
     def __init__(self):
         super().__init__()
@@ -165,12 +165,12 @@ def test_residual_add_over_column_blocks():
     dims = ({0: Dim("b", min=1, max=8), 3: Dim("w", min=16, max=256)},)
     example = (torch.randn(2, 3, 12, 40),)
     text = prepare_for_iree(symhlo.export(ColumnResidual().eval(), example, dynamic_shapes=dims).text)
-    residual = re.findall(r"stablehlo\.add %\S+, %\S+ : tensor<\?x12x8x8xf32>", text)
+    residual = re.findall(r"stablehlo\.add %\S+, %\S+ : tensor<\?x12x16x8xf32>", text)
     assert len(residual) == 3, residual  # the two biases and the residual add, all on blocks
-    assert "stablehlo.add" not in re.sub(r"stablehlo\.add %\S+, %\S+ : tensor<\?x12x8x[48]xf32>",
+    assert "stablehlo.add" not in re.sub(r"stablehlo\.add %\S+, %\S+ : tensor<\?x12x16x[48]xf32>",
                                          "", text)
     gathers = re.findall(r"tensor\.extract %\S+\[%\S+, %\S+, %\S+, %\S+\] : tensor<\?x(\d+)x(\d+)x(\d+)xf32>", text)
-    assert gathers == [("12", "8", "8"), ("12", "8", "8")], gathers
+    assert gathers == [("12", "16", "8"), ("12", "16", "8")], gathers
     check_model("column residual", ColumnResidual(), example, dims,
                 [(torch.randn(1, 3, 12, 16),), (torch.randn(3, 3, 12, 37),), (torch.randn(2, 3, 12, 70),)],
                 rtol=1e-4, atol=1e-4)

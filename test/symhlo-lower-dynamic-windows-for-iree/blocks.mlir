@@ -1,5 +1,5 @@
-// RUN: symhlo-opt --symhlo-lower-dynamic-windows-for-iree="direct-block-width=16" --split-input-file %s | FileCheck %s
-// RUN: symhlo-opt --symhlo-lower-dynamic-windows-for-iree --split-input-file %s | FileCheck %s --check-prefix=DEFAULT
+// RUN: symhlo-opt --symhlo-lower-dynamic-windows-for-iree="direct-block-width=16 narrow-block=1" --split-input-file %s | FileCheck %s
+// RUN: symhlo-opt --symhlo-lower-dynamic-windows-for-iree="narrow-block=1" --split-input-file %s | FileCheck %s --check-prefix=DEFAULT
 
 // A few-channel 2-D convolution over `?` H/W (at most 32 input channels and 32 filters): a
 // direct convolution over blocks of 8 output rows x 16 output columns (option

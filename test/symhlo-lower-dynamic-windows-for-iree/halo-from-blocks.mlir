@@ -1,5 +1,5 @@
-// RUN: symhlo-opt --symhlo-lower-dynamic-windows-for-iree="direct-block-width=16" --split-input-file %s | FileCheck %s
-// RUN: symhlo-opt --symhlo-lower-dynamic-windows-for-iree="halo-from-blocks=false halo-in-input-layout-channels=0 direct-block-width=16" --split-input-file %s | FileCheck %s --check-prefix=OFF
+// RUN: symhlo-opt --symhlo-lower-dynamic-windows-for-iree="direct-block-width=16 narrow-block=1" --split-input-file %s | FileCheck %s
+// RUN: symhlo-opt --symhlo-lower-dynamic-windows-for-iree="halo-from-blocks=false halo-in-input-layout-channels=0 direct-block-width=16 narrow-block=1" --split-input-file %s | FileCheck %s --check-prefix=OFF
 
 // conv -> 2x2 max pool -> conv: the second conv's halos (10 x 18 input rows x columns per 8 x 16
 // output block, one row and column of padding) are gathered from the pooled `B x 4 x 8 x 4`

@@ -1,5 +1,5 @@
-// RUN: symhlo-opt --symhlo-lower-dynamic-windows-for-iree="direct-block-width=16" --split-input-file %s | FileCheck %s
-// RUN: symhlo-opt --symhlo-lower-dynamic-windows-for-iree="direct-block-width=16 pool-taps-from-blocks=false" --split-input-file %s | FileCheck %s --check-prefix=WINDOWS
+// RUN: symhlo-opt --symhlo-lower-dynamic-windows-for-iree="direct-block-width=16 narrow-block=1" --split-input-file %s | FileCheck %s
+// RUN: symhlo-opt --symhlo-lower-dynamic-windows-for-iree="direct-block-width=16 pool-taps-from-blocks=false narrow-block=1" --split-input-file %s | FileCheck %s --check-prefix=WINDOWS
 
 // conv -> per-channel scale -> ReLU -> 2x2 max pool: the conv is a direct conv over 8 x 16
 // blocks, and the scale, the ReLU and the pooling move onto its `B x 8 x 16 x F` blocks (the

@@ -1,5 +1,5 @@
-// RUN: symhlo-opt --symhlo-lower-dynamic-windows-for-iree --split-input-file %s | FileCheck %s
-// RUN: symhlo-opt --symhlo-lower-dynamic-windows-for-iree="elementwise-on-blocks=false halo-in-input-layout-channels=0" --split-input-file %s | FileCheck %s --check-prefix=OFF
+// RUN: symhlo-opt --symhlo-lower-dynamic-windows-for-iree="narrow-block=1" --split-input-file %s | FileCheck %s
+// RUN: symhlo-opt --symhlo-lower-dynamic-windows-for-iree="elementwise-on-blocks=false halo-in-input-layout-channels=0 narrow-block=1" --split-input-file %s | FileCheck %s --check-prefix=OFF
 
 // A residual block, relu(conv_b(y) + y) with y = conv_a(x), before a third conv: both operands
 // of the add are direct convs' 8 x 8 blocks over the same H x W, so the add and the ReLU run on
