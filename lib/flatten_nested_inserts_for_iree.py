@@ -36,9 +36,9 @@ concatenate along axis 0 reshaped to (layers, batch, ...), and an inner piece th
 once per nesting level until nothing changes. The outer tensor's own pieces are placed in the
 program order of the inner ones; where that differs from the insert order, the pieces must be
 provably disjoint (static offsets and sizes along one axis), so no write is reordered past one it
-overlaps. A tensor inserted twice (`torch.cat([x, x])`) stays as it is. An uncovered part of an inner tensor was undefined (tensor.empty) and stays whatever
-the outer one holds there. Runs on the copy for IREE only; the portable artifact keeps its
-concatenates.
+overlaps. A tensor inserted twice (`torch.cat([x, x])`) stays as it is. An uncovered part of an
+inner tensor was undefined (tensor.empty) and stays whatever the outer one holds there. Runs on
+the copy for IREE only; the portable artifact keeps its concatenates.
 
 Measured (Llama decode step with its caches stacked, bench/models.py, at batch 1, past 128,
 dispatch_profile.py --drop-pass, medians of 5 alternated rounds): 83 -> 77 dispatches per call,
