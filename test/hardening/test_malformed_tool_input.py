@@ -42,6 +42,16 @@ EVAL_BAIT = """func.func @main(%arg0: tensor<?xf32>) -> tensor<?xf32> attributes
 }
 """
 
+# An op whose name holds the byte 0x80 (found by the bytecode fuzz as a flipped bit in
+# `shape.to_extent_tensor`). The shape dialect accepts unknown ops, so it parses, and the first
+# pass that read the name as a Python str aborted symhlo-opt (nanobind's conversion error).
+NON_UTF8_OP = """func.func @main(%arg0: tensor<?x3xf32>) -> tensor<2xindex> {
+  %0 = shape.shape_of %arg0 : tensor<?x3xf32> -> !shape.shape
+  %1 = "shape.t\\80_extent_tensor"(%0) : (!shape.shape) -> tensor<2xindex>
+  return %1 : tensor<2xindex>
+}
+"""
+
 
 # MLIR bytecode of STABLEHLO with three bytes changed (found by the bytecode fuzz): MLIR's reader
 # loops on it (still running after 6 minutes). symhlo reads bytecode in a child process and gives
@@ -84,6 +94,9 @@ def files(tmp_path_factory, saved_module):
       " (tensor<?x?x?x3xf32>, tensor<3x3x3x4xf32>) -> tensor<?x?x?x4xf32>\n"
       "  return %0 : tensor<?x?x?x4xf32>\n}\n")
     w("eval_bait.mlir", EVAL_BAIT.replace("MARKER", str(d / "EVAL_RAN")))
+    w("non_utf8_op.mlir", NON_UTF8_OP)
+    w("non_utf8_attr.mlir", STABLEHLO.replace("{\n", 'attributes {note = "caf\\C3"} {\n', 1))
+    w("utf8_escapes.mlir", STABLEHLO.replace("{\n", 'attributes {note = "caf\\C3\\A9 \\22\\5C"} {\n', 1))
 
     from torch_mlir import ir
     from symhlo.passes.ir_util import new_context
@@ -94,6 +107,10 @@ def files(tmp_path_factory, saved_module):
     w("truncated.mlirbc", bc[:len(bc) // 2])
     w("random.mlirbc", b"ML\xefR" + _rand(4096, 2))
     w("hanging.mlirbc", HANGING_BYTECODE)
+    with new_context() as ctx:  # the shape dialect accepts unknown ops: this one parses
+        buf = io.BytesIO()
+        ir.Module.parse(NON_UTF8_OP).operation.write_bytecode(buf)
+    w("non_utf8_op.mlirbc", buf.getvalue())
 
     ep = torch.export.export(TwoInputs(), two_inputs_example(), dynamic_shapes=two_inputs_dynamic_shapes())
     torch.export.save(ep, d / "good.pt2")
@@ -169,6 +186,13 @@ OPT_CASES = [
     ("deep-regions", ["{d}/deep_regions.mlir", "--allow-unregistered-dialect"], r"^.*/deep_regions\.mlir:129:\d+: error: nesting deeper"),
     ("from-elements-2**32", ["{d}/from_elements.mlir"], r"^.*/from_elements\.mlir:2:\d+: error: from_elements result type has 8589934592 elements"),
     ("conv-dim-2**63", ["{d}/conv_dims.mlir"], r"^.*/conv_dims\.mlir:2:\d+: error: convolution dimension number 9223372036854775807"),
+    ("non-utf8-op-name", ["{d}/non_utf8_op.mlir", "--symhlo-shape-to-stablehlo"],
+     r"^.*/non_utf8_op\.mlir:3:16: error: string literal spells bytes that are not UTF-8"),
+    ("non-utf8-attribute", ["{d}/non_utf8_attr.mlir", "--symhlo-stablehlo-to-iree-input-pipeline"],
+     r"^.*/non_utf8_attr\.mlir:1:\d+: error: string literal spells bytes that are not UTF-8"),
+    ("non-utf8-op-name-bytecode", ["{d}/non_utf8_op.mlirbc", "--symhlo-shape-to-stablehlo"],
+     r"^.*/non_utf8_op\.mlirbc: error: string literal spells bytes that are not UTF-8 .*\(line \d+ of the "
+     r"module read from bytecode\)"),
     ("unknown-pass", ["{d}/ok.mlir", "--no-such-pass"], r"^symhlo-opt: error: unknown pass or option '--no-such-pass'"),
     ("unknown-symhlo-pass", ["{d}/ok.mlir", "--symhlo-no-such"], r"^symhlo-opt: error: unknown symhlo pass or pipeline '--symhlo-no-such'"),
     ("unknown-in-pipeline", ["{d}/ok.mlir", "--pass-pipeline=builtin.module(no-such-pass)"], r"^symhlo-opt: error: .*no-such-pass"),
@@ -220,6 +244,10 @@ CLI_CASES = [
     ("export-random-bytecode", ["export", "{d}/random.mlirbc"], r"random\.mlirbc: error: unreadable MLIR bytecode"),
     ("export-truncated-bytecode", ["export", "{d}/truncated.mlirbc"], r"truncated\.mlirbc: error: unreadable MLIR bytecode"),
     ("export-hanging-bytecode", ["export", "{d}/hanging.mlirbc"], r"hanging\.mlirbc: error: unreadable MLIR bytecode: the MLIR bytecode reader did not finish in 3 s"),
+    ("export-non-utf8-op-name", ["export", "{d}/non_utf8_op.mlir"],
+     r"non_utf8_op\.mlir:3:16: error: string literal spells bytes that are not UTF-8"),
+    ("compile-non-utf8-bytecode", ["compile", "{d}/non_utf8_op.mlirbc", "-o", "{d}/out.vmfb"],
+     r"non_utf8_op\.mlirbc:\d+:\d+: error: string literal spells bytes that are not UTF-8"),
     ("export-deep-nesting", ["export", "{d}/deep.mlir"], r"deep\.mlir:1:\d+: error: nesting deeper than 256"),
     ("export-eval-bait", ["export", "{d}/eval_bait.mlir"], r"symhlo: error: @main: bad symhlo\.arg_shapes entry .*not a size expression"),
     ("compile-missing", ["compile", "{d}/missing.mlir", "-o", "{d}/out.vmfb"], r"missing\.mlir: error: no such file"),
@@ -292,8 +320,11 @@ def test_good_inputs_still_work(files):
     for o in outs:
         assert o.kind == "ok", o.brief()
     assert "stablehlo." in (files / "good.mlir").read_text()
-    opt = run_batch("opt", [{"id": "ok", "argv": [str(files / "good.mlir"), "--symhlo-verify-pure-stablehlo"]}])[0]
-    assert opt.kind == "ok", opt.brief()
+    opt = run_batch("opt", [{"id": "ok", "argv": [str(files / "good.mlir"), "--symhlo-verify-pure-stablehlo"]},
+                            {"id": "utf8-escapes", "argv": [str(files / "utf8_escapes.mlir"), "--canonicalize"]}])
+    for o in opt:
+        assert o.kind == "ok", o.brief()
+    assert 'note = "caf\\C3\\A9 \\22\\\\"' in opt[1].stdout, opt[1].stdout  # escapes that spell UTF-8 pass
 
 
 # Real processes: the console scripts and stdin, end to end.

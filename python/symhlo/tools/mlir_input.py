@@ -42,8 +42,32 @@ def split_input(text: str, split: bool) -> list[Chunk]:
 MAX_NESTING = 256
 _BRACKETS = re.compile(r'"(?:[^"\\\n]|\\.)*"|//[^\n]*|->|>=|[(\[{<]|[)\]}>]')
 _CONV_DIMS = re.compile(r"\[[^\[\]\n]*\]\s*x\s*\[[^\[\]\n]*\]\s*->\s*\[[^\[\]\n]*\]")
+_STRING_ESCAPE = re.compile(r'\\([0-9a-fA-F]{2}|.)', re.S)
 _FROM_ELEMENTS = re.compile(
     r"\b(?:tensor|vector)\.from_elements\b[^:\"]*:\s*(?:tensor|vector)<((?:\d+x)+)")
+
+
+def _first_non_utf8_escape(body: str) -> int | None:
+    """The offset in a string literal's body (between the quotes) where its bytes stop being UTF-8,
+    or None when they are UTF-8. MLIR's escapes: \\", \\\\, \\n, \\t and \\XX (a hex byte)."""
+    data, offsets, pos = bytearray(), [], 0
+    for m in [*_STRING_ESCAPE.finditer(body), None]:
+        plain = body[pos:m.start() if m else len(body)]
+        for i, ch in enumerate(plain):
+            utf8 = ch.encode()
+            data += utf8
+            offsets += [pos + i] * len(utf8)
+        if m is None:
+            break
+        esc = m.group(1)
+        data.append(int(esc, 16) if len(esc) == 2 else ord({"n": "\n", "t": "\t"}.get(esc, esc)) & 0xFF)
+        offsets.append(m.start())
+        pos = m.end()
+    try:
+        bytes(data).decode("utf-8")
+    except UnicodeDecodeError as e:
+        return offsets[e.start]
+    return None
 
 
 def check_source_limits(text: str, filename: str) -> list[Diagnostic]:
@@ -51,7 +75,9 @@ def check_source_limits(text: str, filename: str) -> list[Diagnostic]:
     byte (the lexer ends the input there), nesting deeper than MAX_NESTING, `tensor/vector.
     from_elements` result types with more elements than the text could list (the parser allocates
     one entry per element first, and aborts on 2^32), and convolution dimension numbers above
-    MAX_NESTING (StableHLO's parser sizes a vector by them).
+    MAX_NESTING (StableHLO's parser sizes a vector by them), and string literals whose `\\XX`
+    escapes spell bytes that are not UTF-8 (an op, symbol or attribute named so parses, and the
+    first pass or diagnostic that reads the name as a Python str aborts the process).
 
     Args:
       text: the input (one chunk, already padded to its line numbers, or the whole file).
@@ -79,6 +105,13 @@ def check_source_limits(text: str, filename: str) -> list[Diagnostic]:
                 break
         elif tok in ")]}>":
             depth = max(depth - 1, 0)
+    for m in _BRACKETS.finditer(text):
+        if m.group(0).startswith('"') and "\\" in m.group(0):
+            bad = _first_non_utf8_escape(m.group(0)[1:-1])
+            if bad is not None:
+                out.append(at(m.start() + 1 + bad, "string literal spells bytes that are not UTF-8 "
+                                                   "(an escape such as \\80 alone); refused before parsing"))
+                break
     for m in _FROM_ELEMENTS.finditer(text):
         n = 1
         for d in m.group(1).split("x")[:-1]:
@@ -207,13 +240,17 @@ def parse_module(source: str | bytes, first_line: int, filename: str, ctx):
     """
     from torch_mlir import ir
 
-    if isinstance(source, bytes):  # bytecode: read in a child process, continue with its text
+    bytecode = isinstance(source, bytes)
+    if bytecode:  # read in a child process, continue with its text
         source = read_bytecode_isolated(source, filename, portable=True,
                                         allow_unregistered=ctx.allow_unregistered_dialects)
     else:
         # Pad with the lines before the chunk so the parser's line numbers are the file's.
         source = "\n" * (first_line - 1) + source
     problems = check_source_limits(source, filename)
+    if problems and bytecode:  # a line of the text form is no place in a binary file
+        problems = [Diagnostic(d.severity, f"{d.message} (line {d.line} of the module read from "
+                               "bytecode)", filename) for d in problems]
     if problems:
         raise ParseFailure(problems)
     with ctx:
