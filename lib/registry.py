@@ -108,6 +108,8 @@ _PASSES: dict[str, str] = {
     "symhlo-block-attention-for-iree": "block_attention_for_iree:BlockAttentionForIree",
     "symhlo-defer-softmax-normalization-for-iree":
         "defer_softmax_normalization_for_iree:DeferSoftmaxNormalizationForIree",
+    "symhlo-narrow-matmuls-as-reductions-for-iree":
+        "narrow_matmuls_as_reductions_for_iree:NarrowMatmulsAsReductionsForIree",
     "symhlo-pad-bounded-matmul-rows-for-iree":
         "pad_bounded_matmul_rows_for_iree:PadBoundedMatmulRowsForIree",
     "symhlo-fold-key-transpose-for-iree": "fold_key_transpose_for_iree:FoldKeyTransposeForIree",
@@ -185,7 +187,7 @@ _PIPELINES: dict[str, tuple[str, list[str]]] = {
          "symhlo-lower-dynamic-indexing-for-iree", "symhlo-prepare-for-iree",
          "symhlo-block-attention-for-iree",
          "symhlo-defer-softmax-normalization-for-iree", "symhlo-fold-key-transpose-for-iree",
-         "symhlo-pad-bounded-matmul-rows-for-iree",
+         "symhlo-narrow-matmuls-as-reductions-for-iree", "symhlo-pad-bounded-matmul-rows-for-iree",
          "symhlo-lower-dynamic-windows-for-iree", "symhlo-sink-transposes-for-iree",
          "symhlo-read-shape-elements-on-host-for-iree",
          "canonicalize", "cse", "symhlo-flatten-nested-inserts-for-iree",
