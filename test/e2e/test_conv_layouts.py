@@ -82,6 +82,10 @@ def test_only_needed_transposes_are_left():
     # reads its nine taps from the sum's blocks
     gathers = re.findall(r"tensor\.extract %\S+\[%\S+, %\S+, %\S+, %\S+\] : tensor<\?x(\d+)x(\d+)x(\d+)xf32>", text)
     assert gathers == [("8", "8", "8"), ("16", "16", "8"), ("8", "8", "40")] + [("8", "8", "40")] * 9, gathers
+    # the 40 -> 5 head reads the mean over H and W: a broadcast product reduced over the 40
+    # features (symhlo-narrow-matmuls-as-reductions-for-iree), no matmul that would pool in its pack
+    assert "stablehlo.dot_general" not in text
+    assert re.search(r"stablehlo\.multiply %\S+, %\S+ : tensor<\?x40x5xf32>", text), text[-3000:]
 
 
 class WideNet(nn.Module):
