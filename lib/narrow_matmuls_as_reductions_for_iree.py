@@ -26,8 +26,9 @@ rounds (Intel Xeon, 2 threads): batch 1 1.05 -> 0.48 ms (static 0.52), batch 8 3
 Matched: an f32 `dot_general` without batch axes contracting the lhs's last axis (of `?` rows)
 with the rhs's first, the rhs a static `K x N` matrix with K * N <= max-weights, and the lhs
 computed by a reduction (through elementwise ops and reshapes: a pool's mean, an activation, a
-flatten), which IREE would fuse into the pack. Left alone: a lhs from anything else (a norm's output, an activation: the pack fuses
-an elementwise producer at no cost), and narrower floats (the reduce accumulates in its element
+flatten), which IREE would fuse into the pack. Left alone: a lhs from anything else (a norm's
+output, an activation of a matmul: the pack fuses an elementwise producer at no cost), and
+narrower floats (the reduce accumulates in its element
 type; with f16 allowed, an f16 MLP on Vulkan/lavapipe read 17 off eager, cause not pinned down).
 The sum's order over K is IREE's choice either way. Runs on the copy for IREE only.
 """
@@ -98,7 +99,7 @@ def narrow_matmul_as_reduction(op: ir.Operation, max_weights: int) -> bool:
 
 @dataclass(frozen=True)
 class NarrowMatmulsAsReductionsForIree(Pass):
-    """A pooled `?`-row matmul by a matrix of at most `max_weights` elements -> product + reduction."""
+    """A pooled `?`-row matmul by at most `max_weights` weights -> product + reduction."""
 
     name = "symhlo-narrow-matmuls-as-reductions-for-iree"
     summary = ("an f32 matmul over `?` pooled rows by a static matrix of at most max-weights "
@@ -108,4 +109,5 @@ class NarrowMatmulsAsReductionsForIree(Pass):
     def run(self, module: ir.Module) -> None:
         with module.context, ir.Location.unknown():
             apply_patterns(module.operation, {
-                "stablehlo.dot_general": lambda op: narrow_matmul_as_reduction(op, self.max_weights)})
+                "stablehlo.dot_general":
+                    lambda op: narrow_matmul_as_reduction(op, self.max_weights)})
