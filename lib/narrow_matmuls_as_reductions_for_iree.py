@@ -28,8 +28,8 @@ with the rhs's first, the rhs a static `K x N` matrix with K * N <= max-weights,
 computed by a reduction (through elementwise ops and reshapes: a pool's mean, an activation, a
 flatten), which IREE would fuse into the pack. Left alone: a lhs from anything else (a norm's
 output, an activation of a matmul: the pack fuses an elementwise producer at no cost), and
-narrower floats (the reduce accumulates in its element
-type; with f16 allowed, an f16 MLP on Vulkan/lavapipe read 17 off eager, cause not pinned down).
+narrower floats (the reduce accumulates in its element type; with f16 allowed, an f16 MLP on
+Vulkan/lavapipe read 17 off eager, cause not pinned down).
 The sum's order over K is IREE's choice either way. Runs on the copy for IREE only.
 """
 
