@@ -50,3 +50,21 @@ def test_cumprod_logcumsumexp_cummax_cummin_vander():
     # one loop per scan over u (cumprod, logcumsumexp, cummax and cummin: values and indices),
     # run ceil(log2 m) times: 2, 6 and 11 steps at the sizes above
     assert op_names(compiled[0].stablehlo).count("stablehlo.while") == 6
+
+
+class InnerAxisScans(torch.nn.Module):
+    """Scans over an unbounded axis that is not the last: the decomposition moves it last (a
+    strided view), and the loop's state must still be what its body returns (contiguous)."""
+
+    def forward(self, u):
+        w = u[:, :, None] * torch.tensor([1.0, 0.5])          # (b, m, 2), scanned over m
+        return torch.cumprod(w, 1), torch.logcumsumexp(w, 1), torch.cummax(w, 1)
+
+
+def test_scans_over_an_inner_unbounded_axis():
+    b, m = Dim("b", min=2, max=16), Dim("m", min=2)
+    compiled = []
+    check_model("inner-axis scans", InnerAxisScans(), (values(3, 9, 1),), ({0: b, 1: m},),
+                [(values(bb, mm, mm),) for bb, mm in [(2, 5), (3, 40), (2, 1100)]],
+                rtol=1e-4, atol=1e-5, equal_nan=True, compiled=compiled)
+    assert op_names(compiled[0].stablehlo).count("stablehlo.while") == 4

@@ -85,7 +85,9 @@ def _log_step_scan(x: torch.Tensor, combine, fill) -> torch.Tensor:
     def body(k, x):
         return k * 2, combine(_shift(x, k, fill), x).to(x.dtype)
 
-    _, x = while_loop(cond, body, (torch.ones((), dtype=torch.int64), x))
+    # The loop state's strides must be the body's (contiguous): x is often a movedim'd view
+    # (a scan over any axis but the last), which torch's while_loop refuses to carry.
+    _, x = while_loop(cond, body, (torch.ones((), dtype=torch.int64), x.contiguous()))
     return x
 
 
