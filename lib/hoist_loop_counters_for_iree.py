@@ -41,6 +41,7 @@ from torch_mlir import ir
 from .builder import OpBuilder, apply_patterns
 from .ir_util import defining_op
 from .registry import Pass
+from .size_facts import ELEMENTWISE
 
 # stablehlo op -> the arith op it is on host integers (compare, convert, select, not, negate,
 # divide and remainder are handled apart)
@@ -71,9 +72,42 @@ def _constant_value(v: ir.Value) -> int | None:
     return int(ir.DenseIntElementsAttr(op.attributes["value"])[0])
 
 
-def _on_host(v: ir.Value, block: ir.Block, counters: set[int], seen: dict) -> bool:
+def _inside(v: ir.Value, block: ir.Block) -> bool:
+    """Whether `v` is defined in `block` or in a region nested in one of its ops."""
+    op = defining_op(v)
+    while op is not None:
+        if op.block == block:
+            return True
+        op = op.parent
+    return isinstance(v.owner, ir.Block) and v.owner == block
+
+
+# Elementwise ops whose first operand has the result's shape (select's and clamp's may be 0-d)
+_SHAPE_OF_FIRST = ELEMENTWISE - {"stablehlo.select", "stablehlo.clamp"}
+
+
+def _size_source(t: ir.Value, block: ir.Block) -> ir.Value:
+    """The value whose shape `t` has, seen back through elementwise ops of `block` (a convert of a
+    loop value has the loop value's sizes)."""
+    while True:
+        op = defining_op(t)
+        if op is None or op.block != block or op.name not in _SHAPE_OF_FIRST:
+            return t
+        t = op.operands[0]
+
+
+def _size_on_host(t: ir.Value, block: ir.Block, moved: bool) -> bool:
+    """Whether the sizes of the tensor `t` of `block` can be read where the host code goes: from
+    a loop value, a value from outside the loop, or (`moved`: the body, whose ops move into the
+    new loop) any value of the block. The condition's ops do not move: a size of one of its
+    values (a convert of a loop value: linalg.vander's scan) is read from the loop value."""
+    t = _size_source(t, block)
+    return moved or (isinstance(t.owner, ir.Block) and t.owner == block) or not _inside(t, block)
+
+
+def _on_host(v: ir.Value, block: ir.Block, counters: set[int], seen: dict, moved: bool) -> bool:
     """Whether the host can compute the integer scalar `v` of `block` from the loop values at
-    `counters`, constants and sizes."""
+    `counters`, constants and sizes (`moved`: `block` is the body, whose ops move over)."""
     if v in seen:
         return seen[v]
     ok = False
@@ -85,16 +119,17 @@ def _on_host(v: ir.Value, block: ir.Block, counters: set[int], seen: dict) -> bo
         if name == "stablehlo.constant":
             ok = _constant_value(v) is not None
         elif name == "stablehlo.get_dimension_size":
-            ok = True
+            ok = _size_on_host(op.operands[0], block, moved)
         elif name == "tensor.from_elements":   # an outer loop's counter, hoisted before
-            ok = len(op.operands) == 1 and not isinstance(op.operands[0].type, ir.ShapedType)
+            ok = len(op.operands) == 1 and not isinstance(op.operands[0].type, ir.ShapedType) \
+                and (moved or not _inside(op.operands[0], block))
         elif name in ("stablehlo.maximum", "stablehlo.minimum") and _scalar_int_type(v.type).width == 1:
             ok = False   # max / min of booleans are or / and, not maxsi / minsi
         elif name in _BINARY or name in _UNARY or name in ("stablehlo.compare", "stablehlo.select"):
-            ok = all(_on_host(o, block, counters, seen) for o in op.operands)
+            ok = all(_on_host(o, block, counters, seen, moved) for o in op.operands)
         elif name in _BY_CONSTANT:
             d = _constant_value(op.operands[1])
-            ok = d not in (None, 0, -1) and _on_host(op.operands[0], block, counters, seen)
+            ok = d not in (None, 0, -1) and _on_host(op.operands[0], block, counters, seen, moved)
     seen[v] = ok
     return ok
 
@@ -124,7 +159,7 @@ class _HostEmitter:
         if name == "stablehlo.constant":
             return b.constant(elt, _constant_value(v))
         if name == "stablehlo.get_dimension_size":
-            t = op.operands[0]
+            t = _size_source(op.operands[0], self.block)
             if isinstance(t.owner, ir.Block) and t.owner == self.block:
                 t = self.arg(ir.BlockArgument(t).arg_number)
             axis = ir.IntegerAttr(op.attributes["dimension"]).value
@@ -171,7 +206,7 @@ def _counters(op: ir.Operation) -> set[int]:
     counters = {i for i, a in enumerate(body.arguments) if _scalar_int_type(a.type) is not None
                 and ir.RankedTensorType(a.type).rank == 0}
     while True:
-        keep = {i for i in counters if _on_host(ret.operands[i], body, counters, {})}
+        keep = {i for i in counters if _on_host(ret.operands[i], body, counters, {}, moved=True)}
         if keep == counters:
             return counters
         counters = keep
@@ -183,7 +218,7 @@ def count_loop_on_host(op: ir.Operation) -> bool:
     counters = _counters(op)
     cond, body = op.regions[0].blocks[0], op.regions[1].blocks[0]
     cond_ret = list(cond.operations)[-1]
-    if not counters or not _on_host(cond_ret.operands[0], cond, counters, {}):
+    if not counters or not _on_host(cond_ret.operands[0], cond, counters, {}, moved=False):
         return False
     b = OpBuilder(op)
     inits = [b.tensor_extract(v) if i in counters else v for i, v in enumerate(op.operands)]

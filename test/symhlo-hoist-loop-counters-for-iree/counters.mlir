@@ -141,3 +141,55 @@ func.func @triangular_nest(%arg0: tensor<f32>) -> tensor<f32> {
   }
   return %0#1 : tensor<f32>
 }
+
+// -----
+
+// The condition reads the size of a value computed in the condition itself (a convert of a loop
+// value: linalg.vander's scan). The condition's ops do not move into the new loop, so the size is
+// read from the loop value the convert keeps the shape of (reading it from the convert left a
+// use of an erased op, and symhlo-opt crashed verifying it).
+// CHECK-LABEL: func @size_of_a_convert_in_the_condition
+// CHECK:         scf.while (%[[T:.*]] = %{{.*}}, %[[R:.*]] = %arg0) : (i64, tensor<?xi32>) -> (i64, tensor<?xi32>) {
+// CHECK:           %[[D:.*]] = tensor.dim %[[R]], %{{.*}} : tensor<?xi32>
+// CHECK:           arith.cmpi slt, %[[T]], %{{.*}} : i64
+// CHECK-NOT:     stablehlo.while
+func.func @size_of_a_convert_in_the_condition(%arg0: tensor<?xi32>) -> tensor<?xi32> {
+  %c1 = stablehlo.constant dense<1> : tensor<i64>
+  %c2 = stablehlo.constant dense<2> : tensor<i64>
+  %0:2 = stablehlo.while(%k = %c1, %r = %arg0) : tensor<i64>, tensor<?xi32>
+  cond {
+    %1 = stablehlo.convert %r : (tensor<?xi32>) -> tensor<?xi8>
+    %2 = stablehlo.get_dimension_size %1, dim = 0 : (tensor<?xi8>) -> tensor<i32>
+    %3 = stablehlo.convert %2 : (tensor<i32>) -> tensor<i64>
+    %4 = stablehlo.compare LT, %k, %3, SIGNED : (tensor<i64>, tensor<i64>) -> tensor<i1>
+    stablehlo.return %4 : tensor<i1>
+  } do {
+    %5 = stablehlo.multiply %k, %c2 : tensor<i64>
+    stablehlo.return %5, %r : tensor<i64>, tensor<?xi32>
+  }
+  return %0#1 : tensor<?xi32>
+}
+
+// -----
+
+// A size the host cannot read in the condition (of a value computed there by something other
+// than an elementwise op of a loop value): the loop is left as it is.
+// CHECK-LABEL: func @size_of_a_condition_value_left
+// CHECK:         stablehlo.while
+// CHECK-NOT:     scf.while
+func.func @size_of_a_condition_value_left(%arg0: tensor<?xi32>) -> tensor<?xi32> {
+  %c1 = stablehlo.constant dense<1> : tensor<i64>
+  %c2 = stablehlo.constant dense<2> : tensor<i64>
+  %0:2 = stablehlo.while(%k = %c1, %r = %arg0) : tensor<i64>, tensor<?xi32>
+  cond {
+    %1 = stablehlo.concatenate %r, %r, dim = 0 : (tensor<?xi32>, tensor<?xi32>) -> tensor<?xi32>
+    %2 = stablehlo.get_dimension_size %1, dim = 0 : (tensor<?xi32>) -> tensor<i32>
+    %3 = stablehlo.convert %2 : (tensor<i32>) -> tensor<i64>
+    %4 = stablehlo.compare LT, %k, %3, SIGNED : (tensor<i64>, tensor<i64>) -> tensor<i1>
+    stablehlo.return %4 : tensor<i1>
+  } do {
+    %5 = stablehlo.multiply %k, %c2 : tensor<i64>
+    stablehlo.return %5, %r : tensor<i64>, tensor<?xi32>
+  }
+  return %0#1 : tensor<?xi32>
+}
