@@ -73,13 +73,18 @@ def _constant_value(v: ir.Value) -> int | None:
 
 
 def _inside(v: ir.Value, block: ir.Block) -> bool:
-    """Whether `v` is defined in `block` or in a region nested in one of its ops."""
-    op = defining_op(v)
-    while op is not None:
-        if op.block == block:
-            return True
-        op = op.parent
-    return isinstance(v.owner, ir.Block) and v.owner == block
+    """Whether `v` is defined in `block` or in a region nested in one of its ops (walking out
+    from `v` to the enclosing function, not past it)."""
+    if isinstance(v.owner, ir.Block):
+        owner = v.owner
+    else:
+        owner = defining_op(v).block
+    while owner != block:
+        parent = owner.owner   # the op holding the block's region
+        if parent is None or parent.operation.name in ("func.func", "builtin.module"):
+            return False
+        owner = parent.operation.block
+    return True
 
 
 # Elementwise ops whose first operand has the result's shape (select's and clamp's may be 0-d)
