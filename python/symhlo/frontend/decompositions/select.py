@@ -78,17 +78,25 @@ def _log_step_scan(x: torch.Tensor, combine, fill) -> torch.Tensor:
     clones gathers and elementwise producers into their consumers, and an elementwise chain of
     31 gather steps compiled for over 300 s (cummax). In the loop one step is one region, so the
     combination is elementwise. The body closes over no tensor: x's size is read from the loop
-    state (see decompositions.linalg)."""
-    def cond(k, x):
-        return k < x.shape[-1]
+    state (see decompositions.linalg).
 
-    def body(k, x):
-        return k * 2, combine(_shift(x, k, fill), x).to(x.dtype)
+    The state carries x flattened, beside a `ruler` of the axis' length: IREE 3.13 miscompiles a
+    loop carrying a tensor two of whose `?` dims are one SSA value (linalg.vander's `n x n`
+    columns: "region branch point has 4 operands, but region successor needs 5 inputs" in its
+    stream conversion), and a 1-D state has one dim. The state must also have the body's strides
+    (contiguous): x is often a movedim'd view (a scan over any axis but the last), which torch's
+    while_loop refuses to carry."""
+    def cond(k, flat, ruler):
+        return k < ruler.shape[0]
 
-    # The loop state's strides must be the body's (contiguous): x is often a movedim'd view
-    # (a scan over any axis but the last), which torch's while_loop refuses to carry.
-    _, x = while_loop(cond, body, (torch.ones((), dtype=torch.int64), x.contiguous()))
-    return x
+    def body(k, flat, ruler):
+        rows = flat.view(-1, ruler.shape[0])
+        return k * 2, combine(_shift(rows, k, fill), rows).to(rows.dtype).reshape(-1), ruler.clone()
+
+    ruler = torch.zeros(x.shape[-1], dtype=torch.int8)
+    _, flat, _ = while_loop(cond, body, (torch.ones((), dtype=torch.int64),
+                                         x.contiguous().reshape(-1), ruler))
+    return flat.view(x.shape)
 
 
 # kind -> (reduction over the last axis, elementwise combination, identity for x's dtype);
