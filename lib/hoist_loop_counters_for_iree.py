@@ -217,9 +217,33 @@ def _counters(op: ir.Operation) -> set[int]:
         counters = keep
 
 
+def _reads_host_loop(op: ir.Operation, limit: int = 65536) -> bool:
+    """Whether an operand of `op` is computed (through any ops) from an scf.while's result."""
+    stack, seen = list(op.operands), set()
+    while stack and len(seen) < limit:
+        v = stack.pop()
+        if v in seen:
+            continue
+        seen.add(v)
+        d = defining_op(v)
+        if d is None:
+            continue
+        if d.name == "scf.while":
+            return True
+        stack.extend(d.operands)
+    return bool(stack)   # not proven independent within the limit
+
+
 def count_loop_on_host(op: ir.Operation) -> bool:
     """stablehlo.while with a host-computable condition -> scf.while with its counters as scalars.
-    Returns whether it changed `op`."""
+    Returns whether it changed `op`.
+
+    A loop reading a host-counted loop's results stays as it is: linalg.qr's two loops (the
+    second reads the first's factors), both counted on the host, failed at run time in IREE 3.13
+    ("transient buffer has not been committed; ensure the alloca signal semaphores are satisfied
+    before accessing it") where either alone ran; independent loops in a row (scans) run."""
+    if _reads_host_loop(op):
+        return False
     counters = _counters(op)
     cond, body = op.regions[0].blocks[0], op.regions[1].blocks[0]
     cond_ret = list(cond.operations)[-1]

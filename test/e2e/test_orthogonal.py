@@ -41,6 +41,23 @@ def test_qr_with_dynamic_batch_and_sizes():
         _close(cm(a), QR()(a))
 
 
+def test_qr_of_one_matrix_with_unbounded_sizes():
+    """One unbatched matrix, m and n unbounded (OpInfo's sample under Dim.AUTO): QR's two loops
+    (the reflectors, then Q from them) follow one another; with both counted on the host IREE
+    3.13 failed at run time ("transient buffer has not been committed"), so the second, which
+    reads the first's result, keeps its device-side condition."""
+    torch.manual_seed(1)
+    class Plain(torch.nn.Module):
+        def forward(self, a):
+            return torch.linalg.qr(a)
+
+    cm = symhlo.compile(Plain(), (torch.randn(5, 5),),
+                        dynamic_shapes=({0: Dim("m", min=2), 1: Dim("n", min=2)},))
+    for m, n in ((5, 5), (9, 4), (3, 8)):
+        a = torch.randn(m, n)
+        _close(cm(a), Plain()(a))
+
+
 class ORMQR(torch.nn.Module):
     def forward(self, a, tau, c):
         return torch.ormqr(a, tau, c, left=True, transpose=True), \

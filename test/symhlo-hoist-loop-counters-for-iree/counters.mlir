@@ -193,3 +193,40 @@ func.func @size_of_a_condition_value_left(%arg0: tensor<?xi32>) -> tensor<?xi32>
   }
   return %0#1 : tensor<?xi32>
 }
+
+// -----
+
+// Two loops in a row, the second reading the first's result: the first is counted on the host,
+// the second stays a stablehlo.while (IREE 3.13 failed at run time on linalg.qr's two loops
+// both counted on the host).
+// CHECK-LABEL: func @second_loop_reads_the_first
+// CHECK:         %[[FIRST:.*]]:2 = scf.while
+// CHECK:         stablehlo.while(%{{.*}} = %{{.*}}, %{{.*}} = %[[FIRST]]#1)
+// CHECK-NOT:     scf.while
+func.func @second_loop_reads_the_first(%arg0: tensor<?xf32>) -> tensor<?xf32> {
+  %c0 = stablehlo.constant dense<0> : tensor<i64>
+  %c1 = stablehlo.constant dense<1> : tensor<i64>
+  %0:2 = stablehlo.while(%k = %c0, %r = %arg0) : tensor<i64>, tensor<?xf32>
+  cond {
+    %n = stablehlo.get_dimension_size %r, dim = 0 : (tensor<?xf32>) -> tensor<i32>
+    %n64 = stablehlo.convert %n : (tensor<i32>) -> tensor<i64>
+    %p = stablehlo.compare LT, %k, %n64, SIGNED : (tensor<i64>, tensor<i64>) -> tensor<i1>
+    stablehlo.return %p : tensor<i1>
+  } do {
+    %k1 = stablehlo.add %k, %c1 : tensor<i64>
+    %r1 = stablehlo.add %r, %r : tensor<?xf32>
+    stablehlo.return %k1, %r1 : tensor<i64>, tensor<?xf32>
+  }
+  %1:2 = stablehlo.while(%k = %c0, %r = %0#1) : tensor<i64>, tensor<?xf32>
+  cond {
+    %n = stablehlo.get_dimension_size %r, dim = 0 : (tensor<?xf32>) -> tensor<i32>
+    %n64 = stablehlo.convert %n : (tensor<i32>) -> tensor<i64>
+    %p = stablehlo.compare LT, %k, %n64, SIGNED : (tensor<i64>, tensor<i64>) -> tensor<i1>
+    stablehlo.return %p : tensor<i1>
+  } do {
+    %k1 = stablehlo.add %k, %c1 : tensor<i64>
+    %r1 = stablehlo.multiply %r, %r : tensor<?xf32>
+    stablehlo.return %k1, %r1 : tensor<i64>, tensor<?xf32>
+  }
+  return %1#1 : tensor<?xf32>
+}
