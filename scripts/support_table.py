@@ -184,12 +184,14 @@ ROWS: tuple[Row, ...] = (
          "test_linalg.py::test_ldl_factor_with_dynamic_batch_and_size")),
     Row("op", "orthogonal factorizations",
         "linalg.qr (reduced, r) equal to eager's Q and R, ormqr and householder_product, as "
-        "Householder stablehlo.while loops over `?` batch and matrix sizes (tall, square, wide); "
+        "Householder stablehlo.while loops over `?` batch and matrix sizes (tall, square, wide; "
+        "one matrix with unbounded m and n); "
         "linalg.eigh over a `?` batch of `?`-sized matrices (Jacobi loop), with pinv / "
         "matrix_rank(hermitian=True); svdvals and nuclear norm "
         "over a `?` batch of tall, wide, square and rank-deficient matrices "
         "(one-sided Jacobi loop); svd's U / Vh refused by name",
         ("test_orthogonal.py::test_qr_with_dynamic_batch_and_sizes",
+         "test_orthogonal.py::test_qr_of_one_matrix_with_unbounded_sizes",
          "test_orthogonal.py::test_ormqr_and_householder_product_with_dynamic_batch",
          "test_orthogonal.py::test_eigh_with_dynamic_size",
          "test_orthogonal.py::test_eigh_over_a_dynamic_batch",
@@ -323,8 +325,10 @@ ROWS: tuple[Row, ...] = (
          "test_sort_select.py::test_ties_pick_equal_values")),
     Row("op", "scans",
         "cumprod, logcumsumexp, cummax / cummin (values, last-occurrence indices, NaN), "
-        "linalg.vander along bounded (triangle) and unbounded (log-step loop) `?` axes",
-        ("test_scans.py::test_cumprod_logcumsumexp_cummax_cummin_vander",)),
+        "linalg.vander along bounded (triangle) and unbounded (log-step loop) `?` axes, the last "
+        "or an inner one",
+        ("test_scans.py::test_cumprod_logcumsumexp_cummax_cummin_vander",
+         "test_scans.py::test_scans_over_an_inner_unbounded_axis")),
     Row("op", "control flow: torch.cond",
         "`torch.cond` on data (`x.sum() > 0`) and on a size (`x.shape[0] > 8`), nested, several "
         "operands and results -> `stablehlo.if` whose branches keep the `?` dims",
