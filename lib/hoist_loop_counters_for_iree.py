@@ -28,7 +28,11 @@ from counters, constants and sizes only (an enclosing loop's counter, hoisted be
 by add, subtract, multiply, min/max, compare, select, bitwise ops, converts between integer
 types, and divide and remainder by a constant other than 0 and -1 (which cannot trap on the
 host). A loop whose condition reads anything else (a
-convergence test on data) is left as it is. The portable artifact keeps the plain loop.
+convergence test on data) is left as it is. The condition's ops stay behind (the new condition is
+rebuilt on the host), so a size it reads must be a loop value's, an outer value's, or that of an
+elementwise op of one of those (read from its operand); any other leaves the loop as it is. A loop
+reading a host-counted loop's results is left too (IREE 3.13 failed at run time on two such loops
+in a row, linalg.qr's: see count_loop_on_host). The portable artifact keeps the plain loop.
 """
 
 from __future__ import annotations
