@@ -192,7 +192,11 @@ _PIPELINES: dict[str, tuple[str, list[str]]] = {
          "symhlo-read-shape-elements-on-host-for-iree",
          "canonicalize", "cse", "symhlo-flatten-nested-inserts-for-iree",
          "symhlo-widen-narrow-region-values-for-iree", "symhlo-prepare-loops-for-iree",
-         "symhlo-convert-unsigned-to-signless-for-iree", "symhlo-hoist-loop-counters-for-iree"],
+         "symhlo-convert-unsigned-to-signless-for-iree"],
+        # symhlo-hoist-loop-counters-for-iree is out of this pipeline: IREE 3.13 computed a wrong
+        # R for linalg.qr of a 7 x 4 matrix with one of its loops counted on the host (and
+        # symhlo's runtime failed reading a transient buffer before its allocation committed);
+        # with the loop's condition on the device, every size is right.
     ),
 }
 

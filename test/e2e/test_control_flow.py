@@ -358,9 +358,10 @@ class CountedAndConverging(torch.nn.Module):
         return h, g
 
 
-def test_counted_loops_count_on_the_host_for_iree():
-    """symhlo-hoist-loop-counters-for-iree: the counted loop reaches IREE as an scf.while whose
-    condition is host arithmetic, the converging one stays a stablehlo.while; both equal eager."""
+def test_counted_loops_stay_device_loops_for_iree():
+    """Both loops reach IREE as stablehlo.while with their conditions on the device:
+    symhlo-hoist-loop-counters-for-iree is out of the IREE pipeline (IREE 3.13 computed wrong
+    numbers with a host-counted loop in linalg.qr); both equal eager."""
     from symhlo.backend.compiler import prepare_for_iree
 
     compiled = []
@@ -368,6 +369,5 @@ def test_counted_loops_count_on_the_host_for_iree():
                 ({0: Dim("n", max=256)},), [(randn(2, 3),), (randn(9, 3),), (randn(40, 3),)],
                 compiled=compiled)
     iree_input = prepare_for_iree(compiled[0].stablehlo)
-    assert iree_input.count("scf.while") == 1 and iree_input.count("stablehlo.while") == 1
-    assert "arith.cmpi slt" in iree_input
+    assert iree_input.count("scf.while") == 0 and iree_input.count("stablehlo.while") == 2
     assert compiled[0].stablehlo.count("stablehlo.while") == 2   # the portable artifact: both plain
