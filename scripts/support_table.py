@@ -337,11 +337,11 @@ ROWS: tuple[Row, ...] = (
     Row("op", "control flow: while_loop",
         "`torch._higher_order_ops.while_loop` with a trip count from a `?` size (`i < x.shape[0] // 2`) "
         "and a data-dependent stop, a `?`-sized loop state -> `stablehlo.while`; states started "
-        "from torch.eye / torch.zeros beside constant outputs; a loop whose condition reads only "
-        "counters and sizes counts on the host for IREE (no device wait per iteration)",
+        "from torch.eye / torch.zeros beside constant outputs; every loop keeps its condition on "
+        "the device in IREE (counting on the host gave a wrong linalg.qr with IREE 3.13)",
         ("test_control_flow.py::test_while_loop_trip_count_from_a_dynamic_size",
          "test_control_flow.py::test_loops_from_constant_states_beside_constant_outputs",
-         "test_control_flow.py::test_counted_loops_count_on_the_host_for_iree")),
+         "test_control_flow.py::test_counted_loops_stay_device_loops_for_iree")),
     Row("op", "control flow: ?x? states packed by IREE",
         "while_loops over `?x?` states from zeros / ones / torch.full (two swapped, three rotating, "
         "a swap without torch.where) and a cond returning two `?x?` tensors: IREE 3.13 folded a "

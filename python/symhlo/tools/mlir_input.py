@@ -60,7 +60,8 @@ def _first_non_utf8_escape(body: str) -> int | None:
         if m is None:
             break
         esc = m.group(1)
-        data.append(int(esc, 16) if len(esc) == 2 else ord({"n": "\n", "t": "\t"}.get(esc, esc)) & 0xFF)
+        byte = int(esc, 16) if len(esc) == 2 else ord({"n": "\n", "t": "\t"}.get(esc, esc))
+        data.append(byte & 0xFF)
         offsets.append(m.start())
         pos = m.end()
     try:
@@ -109,8 +110,9 @@ def check_source_limits(text: str, filename: str) -> list[Diagnostic]:
         if m.group(0).startswith('"') and "\\" in m.group(0):
             bad = _first_non_utf8_escape(m.group(0)[1:-1])
             if bad is not None:
-                out.append(at(m.start() + 1 + bad, "string literal spells bytes that are not UTF-8 "
-                                                   "(an escape such as \\80 alone); refused before parsing"))
+                out.append(at(m.start() + 1 + bad,
+                              "string literal spells bytes that are not UTF-8 (an escape such as "
+                              "\\80 alone); refused before parsing"))
                 break
     for m in _FROM_ELEMENTS.finditer(text):
         n = 1
