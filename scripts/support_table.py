@@ -496,11 +496,12 @@ ROWS: tuple[Row, ...] = (
          "test_fuzz_shapes.py::test_fuzz_gpt2_sizes")),
     Row("model", "decode-step-like head over a bounded batch",
         "embedding of `batch` ids, linear layers and an LM head with batch in [1, 8]: the matmuls "
-        "run on 8 padded rows in IREE (symhlo-pad-bounded-matmul-rows-for-iree); up to 64 rows "
-        "they are left to data tiling",
+        "run on 8 padded rows in IREE (symhlo-pad-bounded-matmul-rows-for-iree); a prefill's head "
+        "at the last position on 8 gathered rows; up to 64 rows they are left to data tiling",
         ("test_bounded_rows.py::test_bounded_rows_equal_eager",
          "test_bounded_rows.py::test_bounded_rows_are_padded_for_iree_only",
-         "test_bounded_rows.py::test_rows_over_one_tile_are_not_padded")),
+         "test_bounded_rows.py::test_rows_over_one_tile_are_not_padded",
+         "test_bounded_rows.py::test_rows_of_a_dynamic_slice_are_gathered_and_equal_eager")),
     Row("model", "BERT-style encoder", "attention-mask input, pooler; `?` batch and sequence",
         ("test_transformer_models.py::test_bert_encoder_with_attention_mask",)),
     Row("model", "ResNet-style CNN",

@@ -54,3 +54,37 @@ def test_bounded_rows_are_padded_for_iree_only():
 
 def test_rows_over_one_tile_are_not_padded():
     assert "tensor.pad" not in prepare_for_iree(_program(64).text)
+
+
+class LastPositionHead(nn.Module):
+    """A prefill's head: the last position's hidden state of (batch, seq) token ids."""
+
+    def __init__(self):
+        super().__init__()
+        torch.manual_seed(1)
+        self.emb = nn.Embedding(100, 32)
+        self.fc = nn.Linear(32, 32)
+        self.head = nn.Linear(32, 100, bias=False)
+
+    def forward(self, ids):                       # ids: (batch, seq)
+        h = torch.tanh(self.fc(self.emb(ids)))    # (batch, seq, 32)
+        return self.head(h[:, -1])                # (batch, 100): rows of a `?`-sized slice
+
+
+def _seq_ids(b: int, s: int) -> torch.Tensor:
+    return torch.randint(0, 100, (b, s), generator=torch.Generator().manual_seed(7 * b + s))
+
+
+_LAST_DIMS = ({0: Dim("batch", min=1, max=8), 1: Dim("seq", min=2, max=64)},)
+
+
+def test_rows_of_a_dynamic_slice_are_gathered_and_equal_eager():
+    """The head reads the last position's rows (a tensor.extract_slice of `?` rows, whose pad
+    IREE 3.13 fails to compile): it runs on 8 gathered rows, the rows past the batch copies of
+    its last one, and equals eager at every batch, the range's ends included."""
+    iree_input = prepare_for_iree(symhlo.export(LastPositionHead().eval(), (_seq_ids(2, 5),),
+                                                dynamic_shapes=_LAST_DIMS).text)
+    assert iree_input.count("-> tensor<8x100xf32>") == 1
+    check_model("last-position head", LastPositionHead(), (_seq_ids(2, 5),), _LAST_DIMS,
+                [(_seq_ids(1, 2),), (_seq_ids(3, 17),), (_seq_ids(8, 64),), (_seq_ids(5, 9),)],
+                rtol=1e-5, atol=1e-5)

@@ -155,12 +155,22 @@ func.func @row_reduction_reads_real_rows(%x: tensor<?x16xf32>, %w1: tensor<16x16
 
 // -----
 
-// Rows of a slice with `?` sizes (an LM head at the last position): left `?` (IREE 3.13 failed
-// to compile the pad of such a slice).
-// CHECK-LABEL: func @rows_of_dynamic_slice_left
+// Rows of a slice with `?` sizes (an LM head at the last position): IREE 3.13 failed to compile
+// the pad of such a slice, so the bound's rows are gathered, those past the real ones copies of
+// the last real row.
+// CHECK-LABEL: func @rows_of_dynamic_slice_gathered
 // CHECK-NOT:     tensor.pad
-// CHECK:         stablehlo.dot_general {{.*}} : (tensor<?x16xf32>, tensor<16x32xf32>) -> tensor<?x32xf32>
-func.func @rows_of_dynamic_slice_left(%x: tensor<?x?x16xf32>, %w: tensor<16x32xf32>, %last: index) -> tensor<?x32xf32>
+// CHECK:         %[[N:.*]] = tensor.dim %[[C:.*]], %c0{{.*}} : tensor<?x16xf32>
+// CHECK:         %[[E:.*]] = tensor.empty() : tensor<8x16xf32>
+// CHECK:         %[[G:.*]] = linalg.generic {{.*}} outs(%[[E]] : tensor<8x16xf32>)
+// CHECK:           %[[I:.*]] = linalg.index 0
+// CHECK:           %[[J:.*]] = linalg.index 1
+// CHECK:           %[[LAST:.*]] = arith.subi %[[N]], %c1
+// CHECK:           %[[ROW:.*]] = arith.minsi %[[I]], %[[LAST]]
+// CHECK:           tensor.extract %[[C]][%[[ROW]], %[[J]]] : tensor<?x16xf32>
+// CHECK:         %[[D:.*]] = stablehlo.dot_general %[[G]], %{{.*}} : (tensor<8x16xf32>, tensor<16x32xf32>) -> tensor<8x32xf32>
+// CHECK:         tensor.extract_slice %[[D]][0, 0] [%[[N]], 32] [1, 1] : tensor<8x32xf32> to tensor<?x32xf32>
+func.func @rows_of_dynamic_slice_gathered(%x: tensor<?x?x16xf32>, %w: tensor<16x32xf32>, %last: index) -> tensor<?x32xf32>
     attributes {symhlo.arg_shapes = [["batch", "seq", "16"], ["16", "32"], []], symhlo.symbols = {batch = [1, 8], seq = [1, 64]}} {
   %c0 = arith.constant 0 : index
   %b = tensor.dim %x, %c0 : tensor<?x?x16xf32>
