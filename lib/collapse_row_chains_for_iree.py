@@ -43,7 +43,12 @@ With this pass (four of the five norms rewritten; the last one is read through t
 slice) the norms fused the same way, but two dispatches appeared (a 1-D transpose and a pack of
 its own) and the module was no faster: all dispatches 11.19 -> 11.94 ms, process CPU 23.1 ->
 24.2 (static 23.3 in that run); GPT d=256 at (1, 512): 16.16 -> 16.10 ms over all dispatches,
-25 -> 27 dispatches. Runnable by name (`symhlo-opt --symhlo-collapse-row-chains-for-iree`) for
+25 -> 27 dispatches. Of those two, one is a fill of the splat gamma (the bench models' norm
+weights are ones) broadcast to the rows and read by each norm; leaving the broadcasts of scalars
+and vectors out of the chain removed it, and the module was still no faster (Llama prefill 22.26
+-> 22.16 ms over all dispatches). The other is no new work: the attention output's row pack,
+which had shared its executable with the norm's separate pack. The pack a fused norm saves is a
+copy of the rows (512 KB at (4, 128)). Runnable by name (`symhlo-opt --symhlo-collapse-row-chains-for-iree`) for
 the next look at where those two dispatches come from.
 """
 
