@@ -507,8 +507,10 @@ ROWS: tuple[Row, ...] = (
     Row("model", "ResNet-style CNN",
         "conv, batch_norm, residual, max pool, adaptive avg pool; `?` batch and H/W (or W "
         "alone); run channels-last for IREE with only the input's NCHW transpose left, a conv "
-        "after another gathering its halos from that one's blocks, residual adds on the blocks",
+        "after another gathering its halos from that one's blocks, residual adds on the blocks; "
+        "convs of 128+ filters in 4-row blocks, the others in 8",
         ("test_cnn_models.py::test_resnet_dynamic_batch_and_hw",
+         "test_cnn_models.py::test_deep_convs_in_four_row_blocks_equal_eager",
          "test_conv_layouts.py::test_layout_net_matches_eager",
          "test_conv_layouts.py::test_only_needed_transposes_are_left",
          "test_conv_layouts.py::test_halos_from_column_blocks_over_a_dynamic_width",

@@ -116,3 +116,40 @@ def test_unet_one_class_head():
                 ({0: b, 2: 4 * h, 3: 4 * w},),
                 [(randn(1, 3, 8, 8),), (randn(3, 3, 20, 36),), (randn(2, 3, 68, 44),)],
                 rtol=1e-4, atol=1e-4)
+
+
+class DeepBlocksNet(nn.Module):
+    """A 64-filter conv (8-row blocks), a 128-filter residual block after it (deep: 4-row
+    blocks, reading the 8-row ones), a max pool, then a 64-filter conv reading the 4-row blocks."""
+
+    def __init__(self):
+        super().__init__()
+        torch.manual_seed(0)
+        self.stem = nn.Conv2d(3, 64, 3, padding=1, bias=False)
+        self.block = BasicBlock(64, 128, 2)
+        self.post = nn.Conv2d(128, 64, 3, padding=1)
+        self.fc = nn.Linear(64, 5)
+        randomize_bn(self, 2)
+
+    def forward(self, x):
+        x = F.relu(self.stem(x))
+        x = F.max_pool2d(self.block(x), 3, stride=2, padding=1)
+        x = F.relu(self.post(x))
+        return self.fc(F.adaptive_avg_pool2d(x, 1).flatten(1))
+
+
+def test_deep_convs_in_four_row_blocks_equal_eager():
+    """Direct convs with at least 128 filters compute 4-row blocks (`deep-block-rows`), the others
+    8: the halos and the pool gathered across the two grids equal eager at sizes that fill no
+    block evenly."""
+    import symhlo
+    from symhlo.backend.compiler import prepare_for_iree
+
+    b, h, w = Dim("b", min=1, max=8), Dim("h", min=8, max=512), Dim("w", min=8, max=512)
+    shapes = ({0: b, 2: h, 3: w},)
+    prog = symhlo.export(DeepBlocksNet().eval(), (randn(2, 3, 32, 40),), dynamic_shapes=shapes)
+    iree_input = prepare_for_iree(prog.text)
+    assert "x4x8x128xf32>" in iree_input and "x8x8x64xf32>" in iree_input
+    check_model("deep_blocks", DeepBlocksNet(), (randn(2, 3, 32, 40),), shapes,
+                [(randn(1, 3, 8, 8),), (randn(2, 3, 37, 50),), (randn(1, 3, 61, 45),)],
+                rtol=1e-4, atol=1e-4)
