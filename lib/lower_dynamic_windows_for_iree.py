@@ -87,11 +87,12 @@ of 8 (1.0x and 1.14x); the halo copies grow (10 x 10 per 64 positions against 10
 A deep direct conv (at least `deep-filters` (128) filters) computes blocks of `deep-block-rows`
 (4) rows: in a CNN that narrows its maps as it widens its channels, its map is smaller and a last
 block's surplus rows a larger share (ResNet-18's 28 x 28 maps at 224 computed 32 rows in 8-row
-blocks, 28 in 4-row ones; the halo per block grows from 10 to 6 rows for 8 to 4). ResNet-18 H/W
-dynamic (AMD EPYC, `bench/dispatch_profile.py`): batch 8, 3 alternated rounds, all dispatches
-186.95 -> 184.34 ms (the 128-filter convs 40.4 -> 35.6); batch 1, 5 rounds, medians, 23.02 ->
-22.46 ms (static 20.60). Every conv in 4-row blocks: 188.3 -> 182.8 at batch 8, the 64-filter
-convs and their halos ~2 ms slower, the 128-filter ones ~3.4 faster.
+blocks, 28 in 4-row ones; a 3 x 3 conv's block of 8 rows reads 10 input rows, one of 4 reads
+6: 1.25x -> 1.5x the input rows in halos). ResNet-18 H/W dynamic (AMD EPYC,
+`bench/dispatch_profile.py`): batch 8, 3 alternated rounds, all dispatches 186.95 -> 184.34 ms
+(the 128-filter convs 40.4 -> 35.6); batch 1, 5 rounds, medians, 23.02 -> 22.46 ms (static
+20.60). Every conv in 4-row blocks: 188.3 -> 182.8 at batch 8, the 64-filter convs and their
+halos ~2 ms slower, the 128-filter ones ~3.4 faster.
 
 A narrow direct conv (at most `narrow-max-channels` (16) input channels and filters) computes
 blocks of `narrow-block` x `narrow-block` (16 x 16) positions instead: it computes little per

@@ -17,10 +17,12 @@ rows are sliced back:
 
 Each output row depends on its own input row only, so the padded rows change nothing in the real
 ones. Rows that are a tensor.extract_slice with `?` sizes (a prefill's LM head at the last
-position), whose pad IREE 3.13 failed to compile, are gathered instead (`clamped_rows`: the rows
-past the real ones repeat the last real one). Llama prefill (d=256, vocab 4096) at (4, 128), per
-dispatch (AMD EPYC, 5 alternated rounds, medians): the head's matmul + unpack 0.44 -> 0.19 ms
-(static 0.16), its 16-row tiles now 8. The bound is the interval of the rows' size expression (lib/size_facts.py) over the ranges
+position), whose pad IREE 3.13 failed to compile, are gathered instead where there is at least
+one row (`clamped_rows`: the rows past the real ones repeat the last real one). Llama prefill
+(d=256, vocab 4096) at (4, 128), per dispatch (AMD EPYC, 5 alternated rounds, medians): the
+head's matmul + unpack 0.44 -> 0.19 ms (static 0.16), its 16-row tiles now 8.
+
+The bound is the interval of the rows' size expression (lib/size_facts.py) over the ranges
 `symhlo.symbols` gives the arguments' axes: only a function with symhlo's contract is rewritten,
 and the call checks (symhlo-insert-call-checks-for-iree) refuse a call outside the ranges before
 anything runs, so the pad amount is never negative. Runs on the copy for IREE only; the portable
@@ -144,10 +146,13 @@ def pad_bounded_matmul_rows(op: ir.Operation, facts: SizeFacts, arg_ranges, max_
     rows = size_interval(facts.dim(lhs, 0), arg_ranges)
     if rows is None or not (1 <= rows[1] <= max_rows):
         return False
+    gather = _rows_of_dynamic_slice(lhs)
+    if gather and rows[0] < 1:
+        return False  # no last real row to repeat where there may be no rows
     bound = int(rows[1])
     b = OpBuilder(op)
     n = b.tensor_dim_op(lhs, 0)
-    if _rows_of_dynamic_slice(lhs):
+    if gather:
         padded = clamped_rows(b, lhs, bound, n)
     else:
         padded = pad_rows(b, lhs, bound, n)

@@ -179,3 +179,20 @@ func.func @rows_of_dynamic_slice_gathered(%x: tensor<?x?x16xf32>, %w: tensor<16x
   %y = stablehlo.dot_general %c, %w, contracting_dims = [1] x [0] : (tensor<?x16xf32>, tensor<16x32xf32>) -> tensor<?x32xf32>
   return %y : tensor<?x32xf32>
 }
+
+// -----
+
+// The same slice where the contract allows no rows at all (batch in [0, 8]): no last real row to
+// repeat, so the rows stay `?`.
+// CHECK-LABEL: func @rows_of_dynamic_slice_maybe_empty
+// CHECK-NOT:     linalg.generic
+// CHECK:         stablehlo.dot_general {{.*}} : (tensor<?x16xf32>, tensor<16x32xf32>) -> tensor<?x32xf32>
+func.func @rows_of_dynamic_slice_maybe_empty(%x: tensor<?x?x16xf32>, %w: tensor<16x32xf32>, %last: index) -> tensor<?x32xf32>
+    attributes {symhlo.arg_shapes = [["batch", "seq", "16"], ["16", "32"], []], symhlo.symbols = {batch = [0, 8], seq = [1, 64]}} {
+  %c0 = arith.constant 0 : index
+  %b = tensor.dim %x, %c0 : tensor<?x?x16xf32>
+  %s = tensor.extract_slice %x[0, %last, 0] [%b, 1, 16] [1, 1, 1] : tensor<?x?x16xf32> to tensor<?x1x16xf32>
+  %c = tensor.collapse_shape %s [[0, 1], [2]] : tensor<?x1x16xf32> into tensor<?x16xf32>
+  %y = stablehlo.dot_general %c, %w, contracting_dims = [1] x [0] : (tensor<?x16xf32>, tensor<16x32xf32>) -> tensor<?x32xf32>
+  return %y : tensor<?x32xf32>
+}
