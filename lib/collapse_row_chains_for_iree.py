@@ -63,6 +63,7 @@ from .ir_util import defining_op, is_dynamic, use_owner
 from .registry import Pass
 from .size_facts import ELEMENTWISE
 
+
 def _rows_collapse(op: ir.Operation) -> int | None:
     """Rank r >= 3 of the source when `op` collapses all axes but the last into one and keeps a
     static last axis, else None."""
