@@ -97,8 +97,8 @@ from torch_mlir.dialects import scf
 
 from .builder import (OpBuilder, dot_dimension_numbers, dot_result_axis,
                       reassociation_groups)
-from .ir_util import (defining_op, enclosing_func, is_dynamic, reduce_combiner, splat_value,
-                      transpose_perm, use_owner, walk_ops)
+from .ir_util import (defining_op, enclosing_func, i64_array, is_dynamic, reduce_combiner,
+                      splat_value, transpose_perm, use_owner, walk_ops)
 from .prepare_for_iree import materialize_size
 from .registry import Pass
 from .size_facts import ELEMENTWISE, SizeFacts
@@ -124,10 +124,6 @@ class _Abort(Exception):
 def _attrs(op: ir.Operation) -> dict:
     """An op's attributes, to copy onto its blocked twin (without the rewrite's mark)."""
     return {n: op.attributes[n] for n in op.attributes if n != _OLD}
-
-
-def _i64s(op: ir.Operation, name: str) -> list[int]:
-    return list(ir.DenseI64ArrayAttr(op.attributes[name])) if name in op.attributes else []
 
 
 def _shape(v: ir.Value) -> list[int]:
@@ -265,7 +261,7 @@ def _classify(op: ir.Operation, v: ir.Value, operand: int, region: _Region, fact
     if name == "stablehlo.reduce":
         if len(op.operands) != 2 or operand != 0:
             raise _Abort
-        red = _i64s(op, "dimensions")
+        red = i64_array(op, "dimensions")
         comb = reduce_combiner(op)
         if qa in red or comb is None:
             raise _Abort
@@ -297,7 +293,7 @@ def _classify(op: ir.Operation, v: ir.Value, operand: int, region: _Region, fact
     if name in _BROADCASTS:
         if operand != 0:
             raise _Abort
-        dims = _i64s(op, "broadcast_dimensions")
+        dims = i64_array(op, "broadcast_dimensions")
         src, res = _shape(op.operands[0]), _shape(op.results[0])
         nq = dims[qa]
         if ka is not None:
@@ -351,7 +347,7 @@ def _outside_plan(v: ir.Value, qa, ka, depth: int = 0):
     if op is None:
         return "pad", None
     if op.name in _BROADCASTS:
-        dims = _i64s(op, "broadcast_dimensions")
+        dims = i64_array(op, "broadcast_dimensions")
         src = _shape(op.operands[0])
         inner = tuple(dims.index(a) if a is not None and a in dims and src[dims.index(a)] != 1
                       else None for a in (qa, ka))
@@ -639,7 +635,7 @@ class _Rewriter:
         how, arg = _outside_plan(v, qa, ka)
         t = self.blocked_type(v, qa, ka)
         if how == "broadcast":
-            dims = _i64s(op, "broadcast_dimensions")
+            dims = i64_array(op, "broadcast_dimensions")
             inner = arg
             xb = self.outside(b, op.operands[0], *inner)
             new_dims = []
@@ -650,7 +646,7 @@ class _Rewriter:
             for key in ("known_expanding_dimensions", "known_nonexpanding_dimensions"):
                 if key in op.attributes:
                     ax = []
-                    for i in _i64s(op, key):
+                    for i in i64_array(op, key):
                         p = _new_pos(i, inner)
                         ax += [p, p + 1] if i in inner else [p]
                     attrs[key] = ir.DenseI64ArrayAttr.get(ax)
@@ -816,7 +812,7 @@ class _Rewriter:
         x, init = op.operands[0], op.operands[1]
         qa, ka = self.r.axes[x]
         xb = self.new[x]
-        red = _i64s(op, "dimensions")
+        red = i64_array(op, "dimensions")
         comb = reduce_combiner(op).split(".", 1)[1]
         if ka is not None and ka in red:
             xb = self.masked(b, xb, qa, ka, init, self.blocked_sizes(x, qa, ka))
@@ -842,7 +838,7 @@ class _Rewriter:
         x, res = op.operands[0], op.results[0]
         sq, sk = self.r.axes[x]
         rq, rk = self.r.axes[res]
-        dims = _i64s(op, "broadcast_dimensions")
+        dims = i64_array(op, "broadcast_dimensions")
         new_dims = []
         for i, d in enumerate(dims):
             p = _new_pos(d, (rq, rk))
@@ -851,7 +847,7 @@ class _Rewriter:
         for key in ("known_expanding_dimensions", "known_nonexpanding_dimensions"):
             if key in op.attributes:
                 ax = []
-                for i in _i64s(op, key):
+                for i in i64_array(op, key):
                     p = _new_pos(i, (sq, sk))
                     ax += [p, p + 1] if i in (sq, sk) else [p]
                 attrs[key] = ir.DenseI64ArrayAttr.get(ax)

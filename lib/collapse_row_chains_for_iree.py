@@ -59,7 +59,7 @@ from dataclasses import dataclass
 from torch_mlir import ir
 
 from .builder import OpBuilder, apply_patterns, reassociation_groups
-from .ir_util import defining_op, is_dynamic, use_owner
+from .ir_util import constant_index, defining_op, i64_array, is_dynamic, use_owner
 from .registry import Pass
 from .size_facts import ELEMENTWISE
 
@@ -76,10 +76,6 @@ def _rows_collapse(op: ir.Operation) -> int | None:
     return r
 
 
-def _dims(op: ir.Operation, name: str) -> list[int]:
-    return list(ir.DenseI64ArrayAttr(op.attributes[name])) if name in op.attributes else []
-
-
 def _chain_kind(op: ir.Operation, r: int) -> bool:
     """Whether `op` computes a row-wise value of the chain (see the module docstring)."""
     if len(op.results) != 1 or op.regions and op.name != "stablehlo.reduce":
@@ -91,7 +87,7 @@ def _chain_kind(op: ir.Operation, r: int) -> bool:
     if op.name in ELEMENTWISE:
         return t.rank == r and all(ir.RankedTensorType(v.type).rank == r for v in op.operands)
     if op.name == "stablehlo.reduce":
-        return (len(op.operands) == 2 and t.rank == r - 1 and _dims(op, "dimensions") == [r - 1]
+        return (len(op.operands) == 2 and t.rank == r - 1 and i64_array(op, "dimensions") == [r - 1]
                 and ir.RankedTensorType(op.operands[0].type).rank == r)
     if op.name == "tensor.expand_shape":
         return (t.rank == r and t.shape[-1] == 1
@@ -100,22 +96,21 @@ def _chain_kind(op: ir.Operation, r: int) -> bool:
         if t.rank != r or is_dynamic(t.shape[-1]):
             return False
         x_t = ir.RankedTensorType(op.operands[0].type)
-        dims = _dims(op, "broadcast_dimensions")
+        dims = i64_array(op, "broadcast_dimensions")
         if x_t.rank == 0:
             return True
         if x_t.rank == 1:
             return dims == [r - 1] and not is_dynamic(x_t.shape[0])
-        nonexpanding = set(_dims(op, "known_nonexpanding_dimensions"))
+        nonexpanding = set(i64_array(op, "known_nonexpanding_dimensions"))
         return (x_t.rank == r and dims == list(range(r))
                 and set(range(r - 1)) <= nonexpanding)
     return False
 
 
 def _chain_operands(op: ir.Operation) -> list[ir.Value]:
-    """The operands of a chain op that carry rows (a broadcast's shape and a reduce's init do not)."""
-    if op.name in ("stablehlo.reduce", "stablehlo.dynamic_broadcast_in_dim"):
-        return [op.operands[0]]
-    if op.name == "tensor.expand_shape":
+    """The operands of a chain op that carry rows (a broadcast's shape, a reduce's init and an
+    expand's sizes do not)."""
+    if op.name in ("stablehlo.reduce", "stablehlo.dynamic_broadcast_in_dim", "tensor.expand_shape"):
         return [op.operands[0]]
     return list(op.operands)
 
@@ -126,9 +121,7 @@ def _size_axis(user: ir.Operation) -> int | None:
     if user.name == "stablehlo.get_dimension_size":
         return ir.IntegerAttr(user.attributes["dimension"]).value
     if user.name == "tensor.dim":
-        d = defining_op(user.operands[1])
-        if d is not None and d.name == "arith.constant":
-            return ir.IntegerAttr(d.attributes["value"]).value
+        return constant_index(user.operands[1])
     return None
 
 
@@ -178,12 +171,13 @@ def collapse_row_chain(root: ir.Operation) -> bool:
         return False
     src = root.operands[0]
     chain = _collect_chain(src, root, r)
+    members = set(chain)
     producer = defining_op(src)
-    if producer is None or producer not in set(chain) or not any(o.name == "stablehlo.reduce" for o in chain):
+    if producer is None or producer not in members or not any(
+            o.name == "stablehlo.reduce" for o in chain):
         return False
     order = {o.operation: i for i, o in enumerate(root.block.operations)}
     chain.sort(key=lambda o: order[o])
-    members = set(chain)
     inputs = []  # the chain's inputs (not computed by it) that carry rows
     for op in chain:
         for v in _chain_operands(op):
@@ -265,7 +259,7 @@ def collapse_row_chain(root: ir.Operation) -> bool:
             for name in ("known_expanding_dimensions", "known_nonexpanding_dimensions"):
                 if name in op.attributes:
                     clone.attributes[name] = ir.DenseI64ArrayAttr.get(
-                        sorted({axis(a) for a in _dims(op, name)}))
+                        sorted({axis(a) for a in i64_array(op, name)}))
             clone.results[0].set_type(ir.RankedTensorType.get([rows_dim, t.shape[-1]],
                                                               t.element_type))
         else:  # elementwise

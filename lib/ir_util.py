@@ -104,6 +104,21 @@ def constant_ints(v: ir.Value) -> list[int] | None:
     return [int(attr[0])] * n if attr.is_splat else [int(x) for x in attr]
 
 
+def constant_index(v: ir.Value) -> int | None:
+    """The value of a scalar `arith.constant` integer or index (a tensor.dim axis, a
+    tensor.extract position), else None."""
+    op = defining_op(v)
+    if op is None or op.name != "arith.constant" or \
+            not isinstance(op.attributes["value"], ir.IntegerAttr):
+        return None
+    return ir.IntegerAttr(op.attributes["value"]).value
+
+
+def i64_array(op: ir.Operation, name: str) -> list[int]:
+    """An op's DenseI64ArrayAttr `name` as a list ([] when the op has no such attribute)."""
+    return list(ir.DenseI64ArrayAttr(op.attributes[name])) if name in op.attributes else []
+
+
 # Ops whose regions run a data-dependent number of times or branches (stablehlo's, and the scf
 # ops symhlo-prepare-loops-for-iree and IREE's input conversion make of them).
 CONTROL_FLOW_OPS = frozenset({"stablehlo.while", "stablehlo.if", "stablehlo.case", "scf.while",

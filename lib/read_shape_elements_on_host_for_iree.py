@@ -60,7 +60,7 @@ from dataclasses import dataclass
 from torch_mlir import ir
 
 from .builder import OpBuilder, apply_patterns
-from .ir_util import CONTROL_FLOW_OPS, defining_op, enclosing_func, walk_ops
+from .ir_util import CONTROL_FLOW_OPS, constant_index, defining_op, enclosing_func, walk_ops
 from .prepare_for_iree import EntrySizes
 from .registry import Pass
 from .size_facts import facts_by_function
@@ -250,17 +250,8 @@ class ElementReader:
         return _cast_int(b, x, elt)
 
 
-def _constant_index(v: ir.Value) -> int | None:
-    """The value of an `arith.constant` index (a tensor.extract position), else None."""
-    op = defining_op(v)
-    if op is None or op.name != "arith.constant" or \
-            not isinstance(op.attributes["value"], ir.IntegerAttr):
-        return None
-    return ir.IntegerAttr(op.attributes["value"]).value
-
-
 def _extract_index(op: ir.Operation) -> list[int] | None:
-    index = [_constant_index(i) for i in op.operands[1:]]
+    index = [constant_index(i) for i in op.operands[1:]]
     return None if any(i is None for i in index) else index
 
 
