@@ -18,7 +18,7 @@ message); one run on an AMD EPYC, 2 cores (2026-12-07):
     host counters=True 3x8: max|dQ|=1.79e-07 max|dR|=2.45e+00      (no error: a wrong R)
 
 (the night before, under iree-run-module, 7 x 4 was the wrong one). Some runs show no failure
-at all (2 of the 5 runs that night did): run it a few times. Exit code 1 only if the
+at all (3 of the 6 runs that night did): run it a few times. Exit code 1 only if the
 shipped pipeline (host counters=False) is wrong.
 
 Run: .venv/bin/python bench/repro/host_counted_qr.py
