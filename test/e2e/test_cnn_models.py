@@ -153,3 +153,45 @@ def test_deep_convs_in_four_row_blocks_equal_eager():
     check_model("deep_blocks", DeepBlocksNet(), (randn(2, 3, 32, 40),), shapes,
                 [(randn(1, 3, 8, 8),), (randn(2, 3, 37, 50),), (randn(1, 3, 61, 45),)],
                 rtol=1e-4, atol=1e-4)
+
+
+class WideTapsNet(nn.Module):
+    """Convolutions over `?` H / W (and a `?` length) with at least 64 input channels whose
+    im2col is unblocked (more than 128 channels, or no padding on the last axis): strided,
+    dilated, a (3, 1) window, a strided 1 x 1, a dilated 1-D conv."""
+
+    def __init__(self):
+        super().__init__()
+        torch.manual_seed(0)
+        self.down = nn.Conv2d(144, 160, 3, stride=2, padding=1)
+        self.dilated = nn.Conv2d(160, 96, 3, padding=2, dilation=2)
+        self.rows = nn.Conv2d(160, 24, (3, 1), padding=(1, 0))
+        self.point = nn.Conv2d(96, 16, 1, stride=2, bias=False)
+        self.seq = nn.Conv1d(64, 8, 3, dilation=2, stride=2)
+
+    def forward(self, x, s):
+        y = F.relu(self.down(x))
+        return self.point(F.relu(self.dilated(y))), self.rows(y), self.seq(s)
+
+
+def test_wide_convs_patches_as_tap_slices_equal_eager():
+    """Patches of a `?` row count with >= 64 channels are copied as one strided slice per window
+    tap (symhlo-lower-dynamic-windows-for-iree's tap-slices-min-channels), concatenated along the
+    channels: equal to eager at sizes where strides leave a remainder."""
+    import symhlo
+    from symhlo.backend.compiler import prepare_for_iree
+
+    b, h, w, n = (Dim("b", min=1, max=8), Dim("h", min=5, max=256), Dim("w", min=5, max=256),
+                  Dim("n", min=7, max=256))
+    shapes = ({0: b, 2: h, 3: w}, {0: b, 2: n})
+    example = (randn(2, 144, 12, 10), randn(2, 64, 20))
+    prog = symhlo.export(WideTapsNet().eval(), example, dynamic_shapes=shapes)
+    iree_input = prepare_for_iree(prog.text)
+    assert "-> tensor<?x?x?x1440xf32>" in iree_input      # down: 9 taps of 144 channels
+    assert "-> tensor<?x?x?x480xf32>" in iree_input       # rows: 3 taps of 160
+    assert "-> tensor<?x?x192xf32>" in iree_input         # seq: 3 taps of 64
+    assert "x3x3x144xf32>" not in iree_input              # no generic patch copy
+    check_model("wide_tap_slices", WideTapsNet(), example, shapes,
+                [(randn(1, 144, 9, 9), randn(1, 64, 7)), (randn(3, 144, 17, 12), randn(3, 64, 31)),
+                 (randn(2, 144, 5, 30), randn(2, 64, 64))],
+                rtol=1e-4, atol=1e-4)

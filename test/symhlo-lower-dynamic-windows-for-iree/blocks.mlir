@@ -161,11 +161,13 @@ func.func @conv1d_blocks(%arg0: tensor<2x3x?xf32>, %arg1: tensor<4x3x3xf32>) -> 
 
 // More than 128 input channels (block-max-channels): no blocks. There the matmul outweighs the
 // patch copy and the last block's surplus columns cost more than the fused pack saves
-// (ResNet-18's 256- and 512-channel layers on their 14x14 and 7x7 maps, H/W dynamic).
+// (ResNet-18's 256- and 512-channel layers on their 14x14 and 7x7 maps, H/W dynamic). Their
+// patches are one slice per tap (tap-slices-min-channels), of the unblocked output extents.
 // CHECK-LABEL: func @conv2d_many_channels_no_blocks
-// CHECK:         stablehlo.pad %{{.*}}, %{{.*}}, low = [0, 1, 1, 0], high = [0, 1, 1, 0]
-// CHECK:         linalg.generic
-// CHECK-SAME:      outs(%{{.*}} : tensor<?x?x?x3x3x256xf32>)
+// CHECK:         %[[P:.*]] = stablehlo.pad %{{.*}}, %{{.*}}, low = [0, 1, 1, 0], high = [0, 1, 1, 0]
+// CHECK-NOT:     linalg.generic
+// CHECK-COUNT-9: tensor.extract_slice %[[P]]{{.*}} [1, 1, 1, 1] : tensor<?x?x?x256xf32> to tensor<?x?x?x256xf32>
+// CHECK:         tensor.concat dim(3) {{.*}} -> tensor<?x?x?x2304xf32>
 // CHECK-NOT:     tensor.extract_slice
 func.func @conv2d_many_channels_no_blocks(%arg0: tensor<?x256x?x?xf32>, %arg1: tensor<64x256x3x3xf32>) -> tensor<?x64x?x?xf32> {
   %0 = stablehlo.convolution(%arg0, %arg1) dim_numbers = [b, f, 0, 1]x[o, i, 0, 1]->[b, f, 0, 1], window = {stride = [1, 1], pad = [[1, 1], [1, 1]], rhs_dilate = [1, 1]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<?x256x?x?xf32>, tensor<64x256x3x3xf32>) -> tensor<?x64x?x?xf32>

@@ -38,6 +38,34 @@ func.func @conv2d_stride_pad(%arg0: tensor<?x3x?x?xf32>, %arg1: tensor<4x3x3x3xf
 
 // -----
 
+// At least tap-slices-min-channels (64) input channels over a `?` row count: the patches are
+// one strided slice of the padded input per window tap (offsets tap * dilation, the output
+// extents, the conv's strides), concatenated along the channels in the kernel's (KH, KW, C)
+// order; IREE copies them as rows (its code for the generic copy over `?` rows was ~3x slower).
+// CHECK-LABEL: func @conv2d_wide_tap_slices
+// CHECK:         %[[P:.*]] = stablehlo.pad %{{.*}}, low = [0, 1, 2, 0], high = [0, 1, 2, 0]
+// CHECK:         %[[N:.*]] = tensor.dim
+// CHECK:         %[[OH:.*]] = arith.addi
+// CHECK:         %[[OW:.*]] = arith.addi
+// CHECK-NOT:     linalg.generic
+// CHECK:         %[[T00:.*]] = tensor.extract_slice %[[P]][0, 0, 0, 0] [%[[N]], %[[OH]], %[[OW]], 64] [1, 2, 1, 1] : tensor<?x?x?x64xf32> to tensor<?x?x?x64xf32>
+// CHECK:         %[[T01:.*]] = tensor.extract_slice %[[P]][0, 0, 2, 0] [%[[N]], %[[OH]], %[[OW]], 64] [1, 2, 1, 1]
+// CHECK:         %[[T02:.*]] = tensor.extract_slice %[[P]][0, 0, 4, 0] [%[[N]], %[[OH]], %[[OW]], 64] [1, 2, 1, 1]
+// CHECK:         %[[T10:.*]] = tensor.extract_slice %[[P]][0, 1, 0, 0] [%[[N]], %[[OH]], %[[OW]], 64] [1, 2, 1, 1]
+// CHECK-COUNT-4: tensor.extract_slice %[[P]]
+// CHECK:         %[[T22:.*]] = tensor.extract_slice %[[P]][0, 2, 4, 0] [%[[N]], %[[OH]], %[[OW]], 64] [1, 2, 1, 1]
+// CHECK:         %[[CAT:.*]] = tensor.concat dim(3) %[[T00]], %[[T01]], %[[T02]], %[[T10]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[T22]] : ({{.*}}) -> tensor<?x?x?x576xf32>
+// CHECK:         %[[ROWS:.*]] = tensor.collapse_shape %[[CAT]] {{\[\[}}0, 1, 2], [3]] : tensor<?x?x?x576xf32> into tensor<?x576xf32>
+// CHECK:         %[[K2:.*]] = stablehlo.reshape %{{.*}} : (tensor<3x3x64x8xf32>) -> tensor<576x8xf32>
+// CHECK:         stablehlo.dot_general %[[ROWS]], %[[K2]], contracting_dims = [1] x [0] : (tensor<?x576xf32>, tensor<576x8xf32>) -> tensor<?x8xf32>
+// CHECK-NOT:     stablehlo.convolution
+func.func @conv2d_wide_tap_slices(%arg0: tensor<?x64x?x?xf32>, %arg1: tensor<8x64x3x3xf32>) -> tensor<?x8x?x?xf32> {
+  %0 = stablehlo.convolution(%arg0, %arg1) dim_numbers = [b, f, 0, 1]x[o, i, 0, 1]->[b, f, 0, 1], window = {stride = [2, 1], pad = [[1, 1], [2, 2]], rhs_dilate = [1, 2]} {batch_group_count = 1 : i64, feature_group_count = 1 : i64} : (tensor<?x64x?x?xf32>, tensor<8x64x3x3xf32>) -> tensor<?x8x?x?xf32>
+  return %0 : tensor<?x8x?x?xf32>
+}
+
+// -----
+
 // One filter (a one-class segmentation head, 1x1 kernel over 8 channels): the `? x 8` by `8 x 1`
 // product is a linalg.matmul; as a dot_general, IREE 3.13 made it a matrix-vector product
 // through a `stablehlo.reshape` to `?x1` that it then rejected.
@@ -70,10 +98,12 @@ func.func @conv2d_dynamic_batch_only_unchanged(%arg0: tensor<?x3x8x8xf32>, %arg1
 // -----
 
 // More input channels than block-max-channels (128) over static spatial dims: an im2col matmul
-// too (option wide-static-as-matmul), whose rows are static when the batch is.
+// too (option wide-static-as-matmul), whose rows are static when the batch is; over the `?`
+// batch the patches are one slice per tap (tap-slices-min-channels), static but for the batch.
 // CHECK-LABEL: func @conv2d_wide_static_spatial
 // CHECK-NOT:     stablehlo.convolution
-// CHECK:         linalg.generic {{.*}} outs(%{{.*}} : tensor<?x2x2x3x3x160xf32>)
+// CHECK-COUNT-9: tensor.extract_slice {{.*}} : tensor<?x4x4x160xf32> to tensor<?x2x2x160xf32>
+// CHECK:         tensor.concat dim(3) {{.*}} -> tensor<?x2x2x1440xf32>
 // CHECK:         tensor.collapse_shape {{.*}} into tensor<?x1440xf32>
 // CHECK:         stablehlo.dot_general {{.*}} : (tensor<?x1440xf32>, tensor<1440x4xf32>) -> tensor<?x4xf32>
 // CHECK-LABEL: func @conv2d_wide_all_static
@@ -115,11 +145,13 @@ func.func @conv2d_wide_static_row_groups(%arg0: tensor<1x144x16x16xf32>, %arg1: 
 
 // A 1 x 1 window over static spatial dims (ResNet's strided downsampling conv, here with 64
 // channels, under block-max-channels): a matmul too (option pointwise-static-as-matmul), the
-// strided im2col a copy of every other position; one input channel stays with IREE.
+// strided im2col a copy of every other position (over the `?` batch its one tap's strided
+// slice); one input channel stays with IREE.
 // CHECK-LABEL: func @conv2d_pointwise_strided_static
 // CHECK-NOT:     stablehlo.convolution
-// CHECK:         linalg.generic {{.*}} outs(%{{.*}} : tensor<?x4x4x1x1x64xf32>)
-// CHECK:         tensor.collapse_shape {{.*}} into tensor<?x64xf32>
+// CHECK:         %[[S:.*]] = tensor.extract_slice %{{.*}}[0, 0, 0, 0] [%{{.*}}, 4, 4, 64] [1, 2, 2, 1] : tensor<?x8x8x64xf32> to tensor<?x4x4x64xf32>
+// CHECK-NOT:     tensor.concat
+// CHECK:         tensor.collapse_shape %[[S]] {{.*}} into tensor<?x64xf32>
 // CHECK:         stablehlo.dot_general {{.*}} : (tensor<?x64xf32>, tensor<64x128xf32>) -> tensor<?x128xf32>
 // CHECK:         stablehlo.transpose {{.*}} dims = [0, 3, 1, 2] : (tensor<?x4x4x128xf32>) -> tensor<?x128x4x4xf32>
 // CHECK-LABEL: func @conv2d_pointwise_one_channel_unchanged
