@@ -208,6 +208,21 @@ def test_list_index_and_zero_repeat():
                 rtol=0, atol=0)
 
 
+class CatOfCopies(nn.Module):
+    """torch.cat of one tensor with itself (rotary embeddings' cat((freqs, freqs), -1)) along a
+    static and a `?` axis, and x.repeat: symhlo-prepare-for-iree makes the copies one broadcast
+    collapsed into the axis."""
+
+    def forward(self, x):                        # (a, b, c)
+        f = x.sin()
+        return torch.cat((f, f), -1), torch.cat((x, x, x), 0) * 2, x.repeat(1, 2, 1)
+
+
+def test_cat_of_copies():
+    check_model("cat_of_copies", CatOfCopies(), (randn(4, 5, 3),), ({0: AUTO, 1: AUTO, 2: AUTO},),
+                [(randn(3, 2, 6),), (randn(7, 4, 2),), (randn(2, 9, 9),)], rtol=1e-5, atol=1e-6)
+
+
 def test_complex32_is_refused_by_name():
     import symhlo
 

@@ -191,6 +191,29 @@ func.func @concatenate_dynamic(%arg0: tensor<?x2x?x64xf32>, %arg1: tensor<?x2x1x
 
 // -----
 
+// Copies of one value (rotary embeddings' cat((freqs, freqs), -1)): a broadcast over a new axis
+// of 2 before the concatenated one, collapsed into it; no insert_slice (a memcpy dispatch each),
+// the broadcast fuses into its readers. Three copies along a `?` axis likewise.
+// CHECK-DAG:   #[[READ:.*]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>
+// CHECK-DAG:   #[[READ3:.*]] = affine_map<(d0, d1) -> (d1)>
+// CHECK-LABEL: func @concatenate_copies
+// CHECK:         %[[S:.*]] = tensor.dim %arg0, %{{.*}} : tensor<1x?x32xf32>
+// CHECK:         %[[E:.*]] = tensor.empty(%[[S]]) : tensor<1x?x2x32xf32>
+// CHECK:         %[[B:.*]] = linalg.generic {indexing_maps = [#[[READ]], #{{.*}}], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg0 : tensor<1x?x32xf32>) outs(%[[E]] : tensor<1x?x2x32xf32>)
+// CHECK:         %[[R:.*]] = tensor.collapse_shape %[[B]] {{\[\[}}0], [1], [2, 3]] : tensor<1x?x2x32xf32> into tensor<1x?x64xf32>
+// CHECK-NOT:     tensor.insert_slice
+// CHECK-NOT:     stablehlo.concatenate
+// CHECK:         %[[B3:.*]] = linalg.generic {indexing_maps = [#[[READ3]], #{{.*}}], {{.*}} ins(%arg1 : tensor<?xf32>) outs(%{{.*}} : tensor<3x?xf32>)
+// CHECK:         %[[R3:.*]] = tensor.collapse_shape %[[B3]] {{\[\[}}0, 1]] : tensor<3x?xf32> into tensor<?xf32>
+// CHECK:         return %[[R]], %[[R3]]
+func.func @concatenate_copies(%arg0: tensor<1x?x32xf32>, %arg1: tensor<?xf32>) -> (tensor<1x?x64xf32>, tensor<?xf32>) {
+  %0 = stablehlo.concatenate %arg0, %arg0, dim = 2 : (tensor<1x?x32xf32>, tensor<1x?x32xf32>) -> tensor<1x?x64xf32>
+  %1 = stablehlo.concatenate %arg1, %arg1, %arg1, dim = 0 : (tensor<?xf32>, tensor<?xf32>, tensor<?xf32>) -> tensor<?xf32>
+  return %0, %1 : tensor<1x?x64xf32>, tensor<?xf32>
+}
+
+// -----
+
 // A static concatenate is left to IREE.
 // CHECK-LABEL: func @concatenate_static
 // CHECK:         stablehlo.concatenate
