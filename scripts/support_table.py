@@ -115,6 +115,10 @@ ROWS: tuple[Row, ...] = (
     Row("op", "index lists, repeat by zero",
         "`x[[1, 2]]`, `x[:, [0, -1]]`, a rank-2 index tensor on a `?` axis, repeat(0, ...)",
         ("test_shapes_views.py::test_list_index_and_zero_repeat",)),
+    Row("op", "cat of copies, repeat",
+        "`torch.cat((x, x), -1)` (rotary embeddings' tables), `cat((x, x, x), 0)` along a `?` "
+        "axis, `x.repeat(1, 2, 1)`; a broadcast collapsed into the axis for IREE",
+        ("test_shapes_views.py::test_cat_of_copies",)),
     Row("op", "pad (constant)", "constant padding by symbolic amounts, e.g. `(8 - s % 8) % 8`",
         ("test_core_models.py::test_pad_to_multiple",)),
     Row("op", "pad (reflect)",
@@ -250,12 +254,14 @@ ROWS: tuple[Row, ...] = (
     Row("op", "convolution",
         "conv1d / conv2d (stride, padding, dilation, groups, depthwise, transposed) with `?` batch "
         "and spatial dims; over static spatial dims with > 128 input channels or a 1x1 kernel an "
-        "im2col matmul",
+        "im2col matmul; patches of >= 64 channels over a `?` row count as one strided slice per "
+        "window tap",
         ("test_core_models.py::test_conv_dynamic_batch", "test_cnn_ops.py::test_conv2d",
          "test_cnn_ops.py::test_conv_transpose2d", "test_cnn_ops.py::test_conv1d_stride_padding",
          "test_cnn_ops.py::test_iree_input_lowers_dynamic_windows_to_linalg",
          "test_cnn_ops.py::test_conv_bn_relu_pool_over_blocks",
-         "test_conv_dynamic.py::test_wide_static_spatial_convs_as_matmuls")),
+         "test_conv_dynamic.py::test_wide_static_spatial_convs_as_matmuls",
+         "test_cnn_models.py::test_wide_convs_patches_as_tap_slices_equal_eager")),
     Row("op", "convolution (grouped, depthwise, 3-D)",
         "grouped / depthwise conv1d (wav2vec2) and conv2d (also with only the batch `?`; depthwise "
         "ones channels-last, any channel multiplier), transposed conv1d, conv3d over `?` batch "
