@@ -214,6 +214,18 @@ func.func @concatenate_copies(%arg0: tensor<1x?x32xf32>, %arg1: tensor<?xf32>) -
 
 // -----
 
+// A result type less refined than its operands': the collapse gives 64, a cast the `?`.
+// CHECK-LABEL: func @concatenate_copies_unrefined_result
+// CHECK:         %[[C:.*]] = tensor.collapse_shape %{{.*}} {{\[\[}}0], [1, 2]] : tensor<?x2x32xf32> into tensor<?x64xf32>
+// CHECK:         %[[R:.*]] = tensor.cast %[[C]] : tensor<?x64xf32> to tensor<?x?xf32>
+// CHECK:         return %[[R]]
+func.func @concatenate_copies_unrefined_result(%arg0: tensor<?x32xf32>) -> tensor<?x?xf32> {
+  %0 = stablehlo.concatenate %arg0, %arg0, dim = 1 : (tensor<?x32xf32>, tensor<?x32xf32>) -> tensor<?x?xf32>
+  return %0 : tensor<?x?xf32>
+}
+
+// -----
+
 // A static concatenate is left to IREE.
 // CHECK-LABEL: func @concatenate_static
 // CHECK:         stablehlo.concatenate
