@@ -97,8 +97,8 @@ from torch_mlir.dialects import scf
 
 from .builder import (OpBuilder, dot_dimension_numbers, dot_result_axis,
                       reassociation_groups)
-from .ir_util import (defining_op, enclosing_func, i64_array, is_dynamic, reduce_combiner,
-                      splat_value, transpose_perm, use_owner, walk_ops)
+from .ir_util import (constant_index, defining_op, enclosing_func, i64_array, is_dynamic,
+                      reduce_combiner, splat_value, transpose_perm, use_owner, walk_ops)
 from .prepare_for_iree import materialize_size
 from .registry import Pass
 from .size_facts import ELEMENTWISE, SizeFacts
@@ -408,13 +408,6 @@ def _split_at(r: int, p: int) -> list[int]:
     return [r] if r < p else [p, p + 1] if r == p else [r + 1]
 
 
-def _index_constant(v: ir.Value) -> int | None:
-    d = defining_op(v)
-    if d is None or d.name != "arith.constant" or not isinstance(d.results[0].type, ir.IndexType):
-        return None
-    return ir.IntegerAttr(d.attributes["value"]).value
-
-
 class _Rewriter:
     """Builds the blocked region (see the module docstring)."""
 
@@ -534,7 +527,7 @@ class _Rewriter:
         transpose meets the matmul's unpack as in a static module. Nothing changes otherwise."""
         cut = defining_op(sl)
         users = [use_owner(u) for u in sl.uses]
-        sizes_read = [u for u in users if u.name == "tensor.dim" and _index_constant(u.operands[1]) is not None]
+        sizes_read = [u for u in users if u.name == "tensor.dim" and constant_index(u.operands[1]) is not None]
         users = [u for u in users if u not in sizes_read]
         if cut is None or cut.name != "tensor.extract_slice" or len(users) != 1:
             return
@@ -551,7 +544,7 @@ class _Rewriter:
         if t.name != "stablehlo.transpose":
             return
         for d in sizes_read:   # the slice's sizes, read without it
-            axis = _index_constant(d.operands[1])
+            axis = constant_index(d.operands[1])
             d.results[0].replace_all_uses_with(self.q if axis == qa else OpBuilder(d).tensor_dim_op(src, axis))
             d.erase()
         perm = transpose_perm(t)
